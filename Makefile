@@ -1,0 +1,32 @@
+# Two commands matter: `make demo` and `make test`. Both set up .venv from nothing but Python.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+PYTEST_ARGS ?=
+
+.PHONY: demo test venv lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/newsroom/demo.py
+
+test: $(STAMP)
+	rm -f .coverage .coverage.*
+	$(BIN)/python -m pytest --cov --cov-report= $(PYTEST_ARGS)
+	$(BIN)/python -m coverage combine --quiet || true
+	@echo "== coverage gate: runtime modules (branch, >= 95%)"
+	$(BIN)/python -m coverage report --include='src/dispatchguard/runtime/*' --fail-under=95
+
+bench: $(STAMP)
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) .coverage .coverage.* .pytest_cache .hypothesis .dispatchguard_cache

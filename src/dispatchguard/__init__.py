@@ -1,0 +1,46 @@
+"""dispatchguard: one dispatcher for LLM tool calls, and the linter that enforces it.
+
+The runtime names below are imported lazily (PEP 562) so that ``import dispatchguard.lint``,
+which flake8 does for every run, never pays for pydantic or httpx.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_LAZY_EXPORTS = {
+    "ensure_json_str": "dispatchguard.runtime.json_text",
+    "JsonReturningToolMixin": "dispatchguard.runtime.json_text",
+    "ToolAction": "dispatchguard.runtime.models",
+    "Clarification": "dispatchguard.runtime.models",
+    "ToolActionError": "dispatchguard.runtime.models",
+    "parse_tool_action": "dispatchguard.runtime.models",
+    "ToolRegistry": "dispatchguard.runtime.registry",
+    "RegistryError": "dispatchguard.runtime.registry",
+    "TOOL_REGISTRY": "dispatchguard.runtime.registry",
+    "sanitize_args": "dispatchguard.runtime.validation",
+    "validate_tool_call": "dispatchguard.runtime.validation",
+    "ValidationResult": "dispatchguard.runtime.validation",
+    "dispatch_tool": "dispatchguard.runtime.dispatcher",
+    "dispatch_tool_result": "dispatchguard.runtime.dispatcher",
+    "DispatchResult": "dispatchguard.runtime.dispatcher",
+    "render_tool_prompt": "dispatchguard.runtime.prompt",
+}
+
+__all__ = ["__version__", *_LAZY_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY_EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'dispatchguard' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

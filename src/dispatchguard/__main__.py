@@ -1,0 +1,5 @@
+import sys
+
+from dispatchguard.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,54 @@
+"""`dispatchguard` entry point: routes to one module per subcommand.
+
+A subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Exit codes follow ruff: 0 clean, 1 findings or changes, 2 usage, config or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+SUBCOMMANDS = {
+    "check": "dispatchguard.cli.check",
+    "fix": "dispatchguard.cli.fix",
+    "coverage": "dispatchguard.cli.coverage",
+    "serve": "dispatchguard.cli.serve",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dispatchguard",
+        description="Enforce one tool dispatcher and JSON-string tool outputs in agent code.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module_name in SUBCOMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # subcommand not built yet
+                continue
+            raise
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__)
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def _version() -> str:
+    from dispatchguard import __version__
+
+    return f"dispatchguard {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
