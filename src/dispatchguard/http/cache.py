@@ -1,0 +1,271 @@
+"""A TTL cache for idempotent GETs: bounded, in memory or in SQLite, stampede-safe.
+
+Values are the raw response bodies (``bytes``); callers decode them on every hit, so no caller can
+mutate what another one gets. Both stores are bounded in entries and in bytes and evict the least
+recently used entries first; expired entries are dropped when met and before any eviction.
+
+:class:`TTLCache` adds single-flight fetching on top of a store: while one thread (or one asyncio
+task of a given event loop) fetches a key, the others asking for the same key wait for its result
+instead of sending the same request again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+__all__ = ["CacheStore", "MemoryCache", "SQLiteCache", "TTLCache", "cache_key"]
+
+
+def cache_key(method: str, url: str, params: Any = None, headers: Mapping[str, str] | None = None) -> str:
+    """Method, URL and the canonical JSON of the parameters (and explicit headers), hashed."""
+    canonical = json.dumps(
+        [method.upper(), str(url), params, {k.lower(): v for k, v in (headers or {}).items()}],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class CacheStore(Protocol):
+    def get(self, key: str) -> bytes | None: ...
+    def set(self, key: str, value: bytes, ttl: float) -> None: ...
+    def clear(self) -> None: ...
+    def __len__(self) -> int: ...
+
+
+class MemoryCache:
+    """LRU dictionary with per-entry expiry, bounded in entries and total bytes. Thread-safe."""
+
+    def __init__(self, max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._data: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
+            item = self._data.get(key)
+            if item is None:
+                return None
+            expires, value = item
+            if expires <= time.monotonic():
+                self._pop(key)
+                return None
+            self._data.move_to_end(key)
+            return value
+
+    def set(self, key: str, value: bytes, ttl: float) -> None:
+        if ttl <= 0 or len(value) > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._data:
+                self._pop(key)
+            self._data[key] = (time.monotonic() + ttl, value)
+            self._bytes += len(value)
+            if len(self._data) > self.max_entries or self._bytes > self.max_bytes:
+                now = time.monotonic()
+                for stale in [k for k, (exp, _) in self._data.items() if exp <= now]:
+                    self._pop(stale)
+                while len(self._data) > self.max_entries or self._bytes > self.max_bytes:
+                    self._pop(next(iter(self._data)))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._bytes = 0
+
+    def _pop(self, key: str) -> None:
+        _, value = self._data.pop(key)
+        self._bytes -= len(value)
+
+
+class SQLiteCache:
+    """The same contract in a SQLite file, so entries survive the process.
+
+    Expiry uses wall-clock time (``time.time()``), since monotonic clocks do not survive a restart.
+    One connection guarded by a lock; WAL mode so other processes can read while one writes.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024) -> None:
+        self.path = os.fspath(path)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        directory = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(directory, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS http_cache (key TEXT PRIMARY KEY, value BLOB NOT NULL,"
+                " size INTEGER NOT NULL, expires REAL NOT NULL, accessed REAL NOT NULL)"
+            )
+            self._conn.execute("CREATE INDEX IF NOT EXISTS http_cache_accessed ON http_cache (accessed)")
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM http_cache").fetchone()[0]
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COALESCE(SUM(size), 0) FROM http_cache").fetchone()[0]
+
+    def get(self, key: str) -> bytes | None:
+        now = time.time()
+        with self._lock:
+            row = self._conn.execute("SELECT value, expires FROM http_cache WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            if row[1] <= now:
+                self._conn.execute("DELETE FROM http_cache WHERE key = ?", (key,))
+                return None
+            self._conn.execute("UPDATE http_cache SET accessed = ? WHERE key = ?", (now, key))
+            return bytes(row[0])
+
+    def set(self, key: str, value: bytes, ttl: float) -> None:
+        if ttl <= 0 or len(value) > self.max_bytes:
+            return
+        now = time.time()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO http_cache (key, value, size, expires, accessed) VALUES (?, ?, ?, ?, ?)",
+                    (key, value, len(value), now + ttl, now),
+                )
+                count, total = self._conn.execute("SELECT COUNT(*), SUM(size) FROM http_cache").fetchone()
+                if count > self.max_entries or total > self.max_bytes:
+                    self._conn.execute("DELETE FROM http_cache WHERE expires <= ?", (now,))
+                    self._evict()
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def _evict(self) -> None:
+        count, total = self._conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM http_cache").fetchone()
+        rows = self._conn.execute("SELECT key, size FROM http_cache ORDER BY accessed, rowid").fetchall()
+        doomed = []
+        for key, size in rows:
+            if count <= self.max_entries and total <= self.max_bytes:
+                break
+            doomed.append((key,))
+            count -= 1
+            total -= size
+        self._conn.executemany("DELETE FROM http_cache WHERE key = ?", doomed)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM http_cache")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _Flight:
+    __slots__ = ("event", "value", "error")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.value: bytes | None = None
+        self.error: BaseException | None = None
+
+
+class TTLCache:
+    """A store plus single-flight fetching, for threads and for asyncio tasks."""
+
+    def __init__(self, store: CacheStore) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._flights: dict[str, _Flight] = {}
+        self._async_flights: dict[tuple[int, str], asyncio.Future[bytes]] = {}
+
+    def get_or_fetch(self, key: str, fetch: Callable[[], bytes], ttl: float) -> bytes:
+        """The cached value, or ``fetch()`` run once however many threads ask at the same time."""
+        with self._lock:
+            value = self.store.get(key)
+            if value is not None:
+                return value
+            flight = self._flights.get(key)
+            leader = flight is None
+            if leader:
+                flight = self._flights[key] = _Flight()
+        assert flight is not None
+        if not leader:
+            flight.event.wait()
+            if flight.error is not None:
+                raise flight.error
+            assert flight.value is not None
+            return flight.value
+        try:
+            value = fetch()
+            self.store.set(key, value, ttl)
+            flight.value = value
+            return value
+        except BaseException as exc:
+            flight.error = exc
+            raise
+        finally:
+            with self._lock:
+                del self._flights[key]
+            flight.event.set()
+
+    async def aget_or_fetch(self, key: str, fetch: Callable[[], Awaitable[bytes]], ttl: float) -> bytes:
+        """The async twin: one fetch per key and event loop; waiters of a cancelled leader retry."""
+        loop_key = (id(asyncio.get_running_loop()), key)
+        while True:
+            with self._lock:
+                value = self.store.get(key)
+                if value is not None:
+                    return value
+                future = self._async_flights.get(loop_key)
+                leader = future is None
+                if leader:
+                    future = self._async_flights[loop_key] = asyncio.get_running_loop().create_future()
+            assert future is not None
+            if not leader:
+                try:
+                    return await asyncio.shield(future)
+                except asyncio.CancelledError:
+                    if future.cancelled():  # the leader was cancelled, not us: try again
+                        continue
+                    raise
+            try:
+                value = await fetch()
+                self.store.set(key, value, ttl)
+                future.set_result(value)
+                return value
+            except asyncio.CancelledError:
+                future.cancel()
+                raise
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # mark retrieved: no "exception never retrieved" warning without waiters
+                raise
+            finally:
+                with self._lock:
+                    del self._async_flights[loop_key]
+
+    def clear(self) -> None:
+        self.store.clear()

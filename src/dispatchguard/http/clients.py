@@ -1,0 +1,380 @@
+"""Shared httpx clients and the retrying, caching request functions built on them.
+
+``get_client()`` returns one process-wide :class:`httpx.Client`. ``get_async_client()`` returns one
+:class:`httpx.AsyncClient` per running event loop (an AsyncClient's pooled connections belong to
+the loop that opened them, so a client is never shared across loops; the usual single-loop
+program sees exactly one). Both are created lazily, under a lock, from the current
+:class:`~dispatchguard.http.settings.HttpSettings`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import threading
+import weakref
+from typing import Any
+
+import httpx
+
+from .cache import MemoryCache, SQLiteCache, TTLCache, cache_key
+from .errors import HttpError, InvalidJsonResponse, ResponseTooLarge
+from .retry import IDEMPOTENT_METHODS, async_retrying, classify_exception, retrying, status_error
+from .settings import HttpSettings, settings_from_env
+
+__all__ = [
+    "configure",
+    "get_settings",
+    "get_client",
+    "get_async_client",
+    "get_cache",
+    "reset_clients",
+    "aclose_clients",
+    "request",
+    "arequest",
+    "get_json",
+    "aget_json",
+]
+
+# Response.extensions key holding the number of attempts request()/arequest() made.
+ATTEMPTS_EXTENSION = "dispatchguard.attempts"
+
+_lock = threading.RLock()
+_settings: HttpSettings | None = None
+_client: httpx.Client | None = None
+_unbound_async_client: httpx.AsyncClient | None = None
+_async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+_cache: TTLCache | None = None
+
+
+# -- settings and shared objects -------------------------------------------------------------
+
+
+def get_settings() -> HttpSettings:
+    global _settings
+    if _settings is None:
+        with _lock:
+            if _settings is None:
+                _settings = settings_from_env()
+    return _settings
+
+
+def configure(**overrides: Any) -> HttpSettings:
+    """Override settings in code (on top of the current ones); clients and cache are rebuilt lazily."""
+    global _settings
+    with _lock:
+        new = get_settings().replace(**overrides)
+        reset_clients()
+        _settings = new
+        return new
+
+
+def _client_kwargs(settings: HttpSettings) -> dict[str, Any]:
+    return {
+        "timeout": httpx.Timeout(
+            connect=settings.connect_timeout,
+            read=settings.read_timeout,
+            write=settings.write_timeout,
+            pool=settings.pool_timeout,
+        ),
+        "limits": httpx.Limits(
+            max_connections=settings.max_connections,
+            max_keepalive_connections=settings.max_keepalive_connections,
+            keepalive_expiry=settings.keepalive_expiry,
+        ),
+        "headers": {"User-Agent": settings.user_agent},
+        "follow_redirects": settings.follow_redirects,
+        "http1": True,
+        "http2": False,
+    }
+
+
+def get_client() -> httpx.Client:
+    """The shared synchronous client (thread-safe)."""
+    global _client
+    client = _client
+    if client is None or client.is_closed:
+        with _lock:
+            if _client is None or _client.is_closed:
+                _client = httpx.Client(**_client_kwargs(get_settings()))
+            client = _client
+    return client
+
+
+def get_async_client() -> httpx.AsyncClient:
+    """The shared async client of the running event loop.
+
+    Called outside a running loop, it returns a client that the first loop asking for one adopts.
+    """
+    global _unbound_async_client
+    try:
+        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    with _lock:
+        if loop is None:
+            if _unbound_async_client is None or _unbound_async_client.is_closed:
+                _unbound_async_client = httpx.AsyncClient(**_client_kwargs(get_settings()))
+            return _unbound_async_client
+        client = _async_clients.get(loop)
+        if client is None or client.is_closed:
+            client, _unbound_async_client = _unbound_async_client, None
+            if client is None or client.is_closed:
+                client = httpx.AsyncClient(**_client_kwargs(get_settings()))
+            _async_clients[loop] = client
+        return client
+
+
+def get_cache() -> TTLCache:
+    """The shared response cache: SQLite when ``cache_path`` is set, memory otherwise."""
+    global _cache
+    if _cache is None:
+        with _lock:
+            if _cache is None:
+                s = get_settings()
+                store = (
+                    SQLiteCache(s.cache_path, s.cache_max_entries, s.cache_max_bytes)
+                    if s.cache_path
+                    else MemoryCache(s.cache_max_entries, s.cache_max_bytes)
+                )
+                _cache = TTLCache(store)
+    return _cache
+
+
+def _close_async_client(loop: asyncio.AbstractEventLoop | None, client: httpx.AsyncClient) -> None:
+    if client.is_closed:
+        return
+    if loop is None:
+        asyncio.run(client.aclose())
+    elif loop.is_closed():
+        pass  # its connections died with the loop; nothing can be awaited there any more
+    elif loop.is_running():
+        loop.call_soon_threadsafe(lambda: loop.create_task(client.aclose()))
+    else:
+        loop.run_until_complete(client.aclose())
+
+
+def reset_clients(*, reset_settings: bool = False) -> None:
+    """Close the shared clients and drop the cache; with ``reset_settings``, re-read the environment."""
+    global _client, _unbound_async_client, _cache, _settings
+    with _lock:
+        if _client is not None:
+            _client.close()
+        for loop, client in list(_async_clients.items()):
+            _close_async_client(loop, client)
+        if _unbound_async_client is not None:
+            _close_async_client(None, _unbound_async_client)
+        if _cache is not None and isinstance(_cache.store, SQLiteCache):
+            _cache.store.close()
+        _client, _unbound_async_client, _cache = None, None, None
+        _async_clients.clear()
+        if reset_settings:
+            _settings = None
+
+
+async def aclose_clients() -> None:
+    """Close the running loop's async client (call before the loop ends) and the sync client."""
+    global _client
+    loop = asyncio.get_running_loop()
+    with _lock:
+        client = _async_clients.pop(loop, None)
+        sync_client, _client = _client, None
+    if client is not None:
+        await client.aclose()
+    if sync_client is not None:
+        sync_client.close()
+
+
+atexit.register(lambda: _client.close() if _client is not None else None)
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+def _check_declared_size(method: str, url: str, response: httpx.Response, limit: int) -> None:
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge(
+            f"response of {declared} bytes exceeds the limit of {limit} bytes",
+            url=url, method=method, status=response.status_code,
+        )
+
+
+def _too_large(method: str, url: str, response: httpx.Response, limit: int) -> ResponseTooLarge:
+    return ResponseTooLarge(
+        f"response exceeds the limit of {limit} bytes", url=url, method=method, status=response.status_code
+    )
+
+
+def _finish(method: str, url: str, response: httpx.Response, raise_for_status: bool) -> httpx.Response:
+    if response.status_code >= 400:
+        error = status_error(method, url, response)
+        if error.retryable or raise_for_status:
+            raise error
+    return response
+
+
+def _send_once(client: httpx.Client, method: str, url: str, limit: int, raise_for_status: bool, kw: dict[str, Any]) -> httpx.Response:
+    try:
+        with client.stream(method, url, **kw) as response:
+            _check_declared_size(method, url, response, limit)
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(method, url, response, limit)
+                chunks.append(chunk)
+            response._content = b"".join(chunks)  # what Response.read() does, with a bound
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise classify_exception(method, url, exc) from exc
+    return _finish(method, url, response, raise_for_status)
+
+
+async def _asend_once(client: httpx.AsyncClient, method: str, url: str, limit: int, raise_for_status: bool, kw: dict[str, Any]) -> httpx.Response:
+    try:
+        async with client.stream(method, url, **kw) as response:
+            _check_declared_size(method, url, response, limit)
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(method, url, response, limit)
+                chunks.append(chunk)
+            response._content = b"".join(chunks)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise classify_exception(method, url, exc) from exc
+    return _finish(method, url, response, raise_for_status)
+
+
+def _give_up(error: HttpError, attempts: int, raise_for_status: bool) -> httpx.Response:
+    """Record the attempt count on the final error; hand back an error response if asked to."""
+    error.attempts = attempts
+    if not raise_for_status and error.response is not None:
+        error.response.extensions[ATTEMPTS_EXTENSION] = attempts
+        return error.response
+    raise error
+
+
+def _may_retry(method: str, retry_non_idempotent: bool) -> bool:
+    return retry_non_idempotent or method in IDEMPOTENT_METHODS
+
+
+def request(
+    method: str,
+    url: str,
+    *,
+    retry_non_idempotent: bool = False,
+    raise_for_status: bool = True,
+    **kw: Any,
+) -> httpx.Response:
+    """Send a request through the shared client under the retry policy.
+
+    ``kw`` goes to :meth:`httpx.Client.stream` (``params``, ``json``, ``headers``, ``timeout``...).
+    Returns the response with its body read (at most ``max_response_bytes``). Raises an
+    :class:`HttpError` subclass on failure; with ``raise_for_status=False`` an error status that is
+    not retried (or whose retries ran out) is returned instead of raised.
+    """
+    method = method.upper()
+    url = str(url)
+    settings = get_settings()
+    client = get_client()
+    limit = settings.max_response_bytes
+    attempts = 0
+    try:
+        if not _may_retry(method, retry_non_idempotent):
+            attempts = 1
+            return _send_once(client, method, url, limit, raise_for_status, kw)
+        for attempt in retrying(settings):
+            with attempt:
+                attempts = attempt.retry_state.attempt_number
+                response = _send_once(client, method, url, limit, raise_for_status, kw)
+                response.extensions[ATTEMPTS_EXTENSION] = attempts
+                return response
+    except HttpError as error:
+        return _give_up(error, attempts, raise_for_status)
+    raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+
+
+async def arequest(
+    method: str,
+    url: str,
+    *,
+    retry_non_idempotent: bool = False,
+    raise_for_status: bool = True,
+    **kw: Any,
+) -> httpx.Response:
+    """The async twin of :func:`request`, on the running loop's shared client."""
+    method = method.upper()
+    url = str(url)
+    settings = get_settings()
+    client = get_async_client()
+    limit = settings.max_response_bytes
+    attempts = 0
+    try:
+        if not _may_retry(method, retry_non_idempotent):
+            attempts = 1
+            return await _asend_once(client, method, url, limit, raise_for_status, kw)
+        async for attempt in async_retrying(settings):
+            with attempt:
+                attempts = attempt.retry_state.attempt_number
+                response = await _asend_once(client, method, url, limit, raise_for_status, kw)
+                response.extensions[ATTEMPTS_EXTENSION] = attempts
+                return response
+    except HttpError as error:
+        return _give_up(error, attempts, raise_for_status)
+    raise AssertionError("unreachable: tenacity either returns or re-raises")  # pragma: no cover
+
+
+def _decode_json(url: str, response: httpx.Response) -> Any:
+    try:
+        return json.loads(response.content)
+    except ValueError as exc:
+        raise InvalidJsonResponse(
+            f"invalid JSON in response: {exc}",
+            url=url,
+            status=response.status_code,
+            attempts=response.extensions.get(ATTEMPTS_EXTENSION, 1),
+        ) from None
+
+
+def _cache_ttl(ttl: float | None, cache: bool) -> float:
+    if not cache:
+        return 0.0
+    return get_settings().cache_ttl if ttl is None else ttl
+
+
+def get_json(url: str, *, params: Any = None, ttl: float | None = None, cache: bool = True, **kw: Any) -> Any:
+    """GET ``url`` and decode its JSON body, through the TTL cache (identical concurrent calls collapse).
+
+    ``ttl`` overrides the default ``cache_ttl``; ``cache=False`` or ``ttl=0`` bypasses the cache.
+    Only successful responses with valid JSON are cached; every call gets its own decoded object.
+    """
+    url = str(url)
+    ttl = _cache_ttl(ttl, cache)
+    if ttl <= 0:
+        return _decode_json(url, request("GET", url, params=params, **kw))
+
+    def fetch() -> bytes:
+        response = request("GET", url, params=params, **kw)
+        _decode_json(url, response)  # never cache a body that is not JSON
+        return response.content
+
+    body = get_cache().get_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    return json.loads(body)
+
+
+async def aget_json(url: str, *, params: Any = None, ttl: float | None = None, cache: bool = True, **kw: Any) -> Any:
+    """The async twin of :func:`get_json`."""
+    url = str(url)
+    ttl = _cache_ttl(ttl, cache)
+    if ttl <= 0:
+        return _decode_json(url, await arequest("GET", url, params=params, **kw))
+
+    async def fetch() -> bytes:
+        response = await arequest("GET", url, params=params, **kw)
+        _decode_json(url, response)
+        return response.content
+
+    body = await get_cache().aget_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    return json.loads(body)

@@ -1,0 +1,89 @@
+"""HTTP settings: defaults, environment variables, overrides in code.
+
+Each field of :class:`HttpSettings` can be set through the environment variable
+``DISPATCHGUARD_HTTP_<FIELD>`` (upper case), e.g. ``DISPATCHGUARD_HTTP_READ_TIMEOUT=10`` or
+``DISPATCHGUARD_HTTP_CACHE_PATH=~/.cache/dispatchguard/http.sqlite``, and in code through
+:func:`dispatchguard.http.configure`. Environment variables are read once, when the settings are
+first needed (or again after ``configure(reload_env=True)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+from dispatchguard import __version__
+
+ENV_PREFIX = "DISPATCHGUARD_HTTP_"
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    # httpx.Timeout parts, seconds.
+    connect_timeout: float = 5.0
+    read_timeout: float = 30.0
+    write_timeout: float = 30.0
+    pool_timeout: float = 5.0
+    # httpx.Limits.
+    max_connections: int = 20
+    max_keepalive_connections: int = 10
+    keepalive_expiry: float = 30.0
+    user_agent: str = f"dispatchguard/{__version__} (+https://pypi.org/project/dispatchguard/)"
+    follow_redirects: bool = True
+    # Responses larger than this (after decompression) raise ResponseTooLarge.
+    max_response_bytes: int = 10 * 1024 * 1024
+    # Retry policy: attempts in total (1 = no retry), overall time budget, exponential backoff
+    # (base * 2**n, plus up to `backoff_jitter` seconds of random jitter, at most `backoff_max`), and
+    # the cap applied to a server's Retry-After.
+    max_attempts: int = 4
+    max_total_time: float = 60.0
+    backoff_base: float = 0.5
+    backoff_max: float = 10.0
+    backoff_jitter: float = 0.5
+    retry_after_cap: float = 30.0
+    # TTL cache for get_json/aget_json: seconds (0 disables), bounds, and an optional SQLite file.
+    cache_ttl: float = 300.0
+    cache_max_entries: int = 1024
+    cache_max_bytes: int = 32 * 1024 * 1024
+    cache_path: str | None = None
+
+    def replace(self, **overrides: object) -> HttpSettings:
+        unknown = set(overrides) - {f.name for f in fields(self)}
+        if unknown:
+            raise TypeError(f"unknown HTTP setting(s): {', '.join(sorted(unknown))}")
+        return dataclasses.replace(self, **overrides)  # type: ignore[arg-type]
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_KINDS = {"float": float, "int": int, "bool": bool}
+
+
+def _convert(name: str, annotation: str, raw: str) -> object:
+    raw = raw.strip()
+    kind = _KINDS.get(annotation)
+    try:
+        if kind is bool:
+            if raw.lower() in _TRUE | _FALSE:
+                return raw.lower() in _TRUE
+            raise ValueError("expected 1/0, true/false, yes/no or on/off")
+        if kind is not None:
+            return kind(raw)
+    except ValueError as exc:
+        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r}: {exc}") from None
+    if annotation == "str | None":
+        return os.path.expanduser(raw) if raw else None
+    return raw
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> HttpSettings:
+    """Defaults overridden by every ``DISPATCHGUARD_HTTP_*`` variable present."""
+    environ = os.environ if environ is None else environ
+    overrides = {}
+    for field in fields(HttpSettings):
+        raw = environ.get(ENV_PREFIX + field.name.upper())
+        if raw is not None:
+            overrides[field.name] = _convert(field.name, str(field.type), raw)
+    return HttpSettings().replace(**overrides)
