@@ -4,8 +4,7 @@ Retried: transport errors (connection refused/reset, protocol errors), timeouts 
 :data:`RETRY_STATUSES`; never any other 4xx/5xx, never a body that is too large, and never a
 non-idempotent method (POST, PATCH) unless the caller passes ``retry_non_idempotent=True``.
 Waits: the server's ``Retry-After`` (seconds or HTTP date) capped at ``retry_after_cap``, otherwise
-exponential backoff with jitter (``backoff_base * 2**n + U(0, backoff_jitter)``, at most
-``backoff_max``). Gives up after ``max_attempts`` attempts, or before a wait that would take the
+exponential backoff with jitter (``min(backoff_base * 2**n, backoff_max) + U(0, backoff_jitter)``). Gives up after ``max_attempts`` attempts, or before a wait that would take the
 whole call past ``max_total_time``. Each retry is logged at WARNING on ``dispatchguard.http``.
 """
 
@@ -96,8 +95,8 @@ def _is_retryable(exc: BaseException) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _policy_kwargs(settings: HttpSettings) -> dict[str, Any]:
-    backoff = tenacity.wait_exponential_jitter(
-        initial=settings.backoff_base, max=settings.backoff_max, jitter=settings.backoff_jitter
+    backoff = tenacity.wait_exponential(multiplier=settings.backoff_base, max=settings.backoff_max) + tenacity.wait_random(
+        0, settings.backoff_jitter
     )
 
     def wait(state: tenacity.RetryCallState) -> float:
