@@ -266,12 +266,14 @@ def request(
     *,
     retry_non_idempotent: bool = False,
     raise_for_status: bool = True,
+    max_bytes: int | None = None,
     **kw: Any,
 ) -> httpx.Response:
     """Send a request through the shared client under the retry policy.
 
     ``kw`` goes to :meth:`httpx.Client.stream` (``params``, ``json``, ``headers``, ``timeout``...).
-    Returns the response with its body read (at most ``max_response_bytes``). Raises an
+    Returns the response with its body read (at most ``max_bytes``, default ``max_response_bytes``,
+    after decompression; beyond that :class:`ResponseTooLarge`, never retried). Raises an
     :class:`HttpError` subclass on failure; with ``raise_for_status=False`` an error status that is
     not retried (or whose retries ran out) is returned instead of raised.
     """
@@ -279,7 +281,7 @@ def request(
     url = str(url)
     settings = get_settings()
     client = get_client()
-    limit = settings.max_response_bytes
+    limit = settings.max_response_bytes if max_bytes is None else max_bytes
     attempts = 0
     try:
         if not _may_retry(method, retry_non_idempotent):
@@ -302,6 +304,7 @@ async def arequest(
     *,
     retry_non_idempotent: bool = False,
     raise_for_status: bool = True,
+    max_bytes: int | None = None,
     **kw: Any,
 ) -> httpx.Response:
     """The async twin of :func:`request`, on the running loop's shared client."""
@@ -309,7 +312,7 @@ async def arequest(
     url = str(url)
     settings = get_settings()
     client = get_async_client()
-    limit = settings.max_response_bytes
+    limit = settings.max_response_bytes if max_bytes is None else max_bytes
     attempts = 0
     try:
         if not _may_retry(method, retry_non_idempotent):

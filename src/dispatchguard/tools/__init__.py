@@ -1,0 +1,82 @@
+"""Reference tools: small, real, strict, each returning JSON text.
+
+They live in their own registry, :data:`REFERENCE_TOOLS`; nothing is added to the global
+``TOOL_REGISTRY`` unless you ask::
+
+    from dispatchguard import dispatch_tool
+    from dispatchguard.tools import REFERENCE_TOOLS, register_reference_tools
+
+    dispatch_tool({"name": "system_stats", "args": {}}, registry=REFERENCE_TOOLS)
+    register_reference_tools(my_registry)  # or register_reference_tools() for TOOL_REGISTRY
+
+Settings: :mod:`dispatchguard.tools.settings` (``DISPATCHGUARD_TOOLS_*``); see docs/tools.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry
+
+from .environment_check import environment_check
+from .errors import (
+    InvalidFeed,
+    InvalidResponse,
+    TextTooLarge,
+    ToolArgumentError,
+    ToolError,
+    ToolNotConfigured,
+    UnsafePathError,
+)
+from .file_writer import file_writer
+from .rss_feed import parse_feed, rss_feed
+from .settings import ToolSettings, configure_tools, get_tool_settings
+from .system_stats import system_stats
+from .web_search import web_search
+
+__all__ = [
+    "REFERENCE_TOOLS",
+    "TOOLS",
+    "register_reference_tools",
+    "web_search",
+    "rss_feed",
+    "parse_feed",
+    "system_stats",
+    "file_writer",
+    "environment_check",
+    "ToolSettings",
+    "configure_tools",
+    "get_tool_settings",
+    "ToolError",
+    "ToolArgumentError",
+    "ToolNotConfigured",
+    "UnsafePathError",
+    "TextTooLarge",
+    "InvalidFeed",
+    "InvalidResponse",
+]
+
+# name -> (function, parallel_safe). file_writer is the one tool with side effects.
+TOOLS: dict[str, tuple[Callable[..., Any], bool]] = {
+    "web_search": (web_search, True),
+    "rss_feed": (rss_feed, True),
+    "system_stats": (system_stats, True),
+    "file_writer": (file_writer, False),
+    "environment_check": (environment_check, True),
+}
+
+
+def register_reference_tools(registry: ToolRegistry | None = None, *, names: list[str] | None = None) -> ToolRegistry:
+    """Register the reference tools (all, or ``names``) into ``registry`` (default: ``TOOL_REGISTRY``)."""
+    registry = TOOL_REGISTRY if registry is None else registry
+    unknown = set(names or ()) - set(TOOLS)
+    if unknown:
+        raise KeyError(f"no reference tool named {', '.join(sorted(unknown))}; available: {', '.join(TOOLS)}")
+    for name in names or TOOLS:
+        function, parallel_safe = TOOLS[name]
+        registry.register(name, function, parallel_safe=parallel_safe)
+    return registry
+
+
+REFERENCE_TOOLS: ToolRegistry = register_reference_tools(ToolRegistry())
