@@ -1,0 +1,596 @@
+"""The checking engine: discovery, the two phases, the result cache and parallel jobs.
+
+Phase 1 reads and parses every file of the project (under ``config.root``, minus ``exclude``) and
+keeps a summary of what each module binds at top level. Phase 2 resolves tool classes, tools and
+registries across the project, then walks only the files to report on. A file's findings are
+cached with the project facts it looked up (``deps``): a later run reuses them while the file's
+content, the configuration and those facts are unchanged, so editing a base class in one file
+re-checks exactly the files that depend on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import re
+import tempfile
+import tokenize
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dispatchguard.lint.analysis import Context, RawFinding
+from dispatchguard.lint.config import LintConfig, any_glob, glob_match
+from dispatchguard.lint.findings import CheckReport, Finding
+from dispatchguard.lint.index import module_names, summarise
+from dispatchguard.lint.noqa import file_suppresses, file_suppression, line_suppresses
+from dispatchguard.lint.resolve import ModuleInfo, Resolver
+from dispatchguard.lint.rules import AST_RULES, dg001_parse_error
+
+CACHE_VERSION = 1
+CACHE_DIRNAME = ".dispatchguard_cache"
+PYTHON_SUFFIXES = (".py", ".pyi")
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_PRIVATE_RUN = re.compile(rb"\._a?run\b")
+_MIN_PARALLEL = 24  # below this many files a process pool costs more than it saves
+
+# (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
+CachedFinding = list[Any]
+
+
+# ============================================================================ discovery
+
+
+@dataclass
+class SourceFile:
+    path: Path  # absolute
+    relpath: str  # root-relative POSIX path (absolute POSIX path when outside the root)
+    key: str  # cache key: absolute POSIX path
+
+
+def _relpath(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def discover(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> list[Path]:
+    """Python files under ``paths`` (files given explicitly count whatever their suffix), minus
+    ``exclude`` (matched against root-relative paths and every directory name)."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    exclude = config.exclude
+    for raw in paths:
+        path = Path(raw).absolute()
+        if path.is_dir():
+            if _excluded(path, root, exclude, is_dir=True):
+                continue
+            for dirpath, dirnames, filenames in os.walk(path):
+                base = Path(dirpath)
+                dirnames[:] = sorted(d for d in dirnames if not _excluded(base / d, root, exclude, is_dir=True))
+                for name in sorted(filenames):
+                    if name.endswith(PYTHON_SUFFIXES):
+                        file = base / name
+                        if file not in seen and not _excluded(file, root, exclude):
+                            seen.add(file)
+                            found.append(file)
+        elif path not in seen and not _excluded(path, root, exclude):
+            seen.add(path)
+            found.append(path)
+    return found
+
+
+def _excluded(path: Path, root: Path, exclude: Sequence[str], is_dir: bool = False) -> bool:
+    if not exclude:
+        return False
+    rel = _relpath(path, root)
+    if rel == ".":
+        return False
+    return any_glob(exclude, rel)
+
+
+# ============================================================================ per-file work
+
+
+@dataclass
+class Parsed:
+    """Phase-1 result of one file."""
+
+    digest: str
+    stat: tuple[int, int]
+    summary: dict[str, Any] | None
+    error: list[Any] | None  # [line, col, reason] when the file cannot be checked
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def read_and_parse(path: Path) -> tuple[bytes | None, ast.Module | None, Parsed]:
+    stat = _stat(path) or (0, 0)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        reason = f"cannot read the file: {exc.strerror or exc}"
+        return None, None, Parsed("", stat, None, [1, 1, reason])
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    tree, error = parse_bytes(data)
+    summary = summarise(tree) if tree is not None else None
+    return data, tree, Parsed(digest, stat, summary, error)
+
+
+def parse_bytes(data: bytes) -> tuple[ast.Module | None, list[Any] | None]:
+    try:
+        return ast.parse(data), None
+    except SyntaxError as exc:
+        msg = exc.msg or "invalid syntax"
+        kind = "cannot decode the file" if "unicode error" in msg or "codec" in msg else "syntax error"
+        return None, [max(exc.lineno or 1, 1), max(exc.offset or 1, 1), f"{kind}: {msg}"]
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [1, 1, f"cannot decode the file: {exc}"]
+    except (RecursionError, MemoryError):
+        return None, [1, 1, "the file is too deeply nested to parse"]
+
+
+def _decode_lines(data: bytes) -> list[str]:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding, errors="replace")
+    except (SyntaxError, LookupError):
+        text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.splitlines()
+
+
+def _char_col(lines: list[str], line: int, byte_col: int) -> int:
+    """1-based character column of a UTF-8 byte offset (ast's col_offset) in a line."""
+    if 0 < line <= len(lines):
+        text = lines[line - 1]
+        if text.isascii():
+            return byte_col + 1
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace")) + 1
+    return byte_col + 1
+
+
+# ============================================================================ the project
+
+
+class Project:
+    """Every module's summary and the resolver built on them, plus the per-file settings."""
+
+    def __init__(self, config: LintConfig) -> None:
+        self.config = config
+        self.root = Path(config.root).absolute()
+        self.resolver = Resolver(config)
+        self.infos: dict[str, ModuleInfo] = {}  # key -> module
+        self.codes = {code: rule for code, rule in AST_RULES.items() if config.is_enabled(code)}
+        self.dg001 = config.is_enabled(dg001_parse_error.CODE)
+        self._word_set: frozenset[bytes] | None = None
+
+    def add(self, file: SourceFile, summary: dict[str, Any], package_dirs: frozenset[str]) -> ModuleInfo:
+        if file.relpath.startswith("/"):
+            name, aliases, is_package = _outside_module_name(file.path)
+        else:
+            name, aliases, is_package = module_names(file.relpath, package_dirs)
+        info = self.resolver.add_module(name, aliases, is_package, summary)
+        self.infos[file.key] = info
+        self._word_set = None
+        return info
+
+    # ---------------------------------------------------------------- gate
+
+    @property
+    def word_set(self) -> frozenset[bytes]:
+        if self._word_set is None:
+            self._word_set = frozenset(w.encode() for w in self.resolver.words())
+        return self._word_set
+
+    def may_have_findings(self, data: bytes) -> bool:
+        """False when the file names nothing tool-related (then its walk is skipped)."""
+        if _PRIVATE_RUN.search(data):
+            return True
+        words = self.word_set
+        return any(w in words for w in set(_IDENT.findall(data)))
+
+    # ---------------------------------------------------------------- per-file settings
+
+    def checks_for(self, relpath: str) -> dict[str, Any]:
+        config = self.config
+        checks = dict(self.codes)
+        ignored = config.ignored_for(relpath)
+        for code in list(checks):
+            if any(code.startswith(prefix) for prefix in ignored):
+                del checks[code]
+        is_test = any_glob(config.test_patterns, relpath)
+        if is_test:
+            checks.pop("DG101", None)
+            checks.pop("DG102", None)
+        if "DG102" in checks and any_glob(config.tool_modules, relpath):
+            del checks["DG102"]
+        return checks
+
+    # ---------------------------------------------------------------- checking
+
+    def check(
+        self, file: SourceFile, data: bytes, tree: ast.Module | None, info: ModuleInfo | None
+    ) -> tuple[list[CachedFinding], list[list[Any]] | None, str | None]:
+        """Findings (with noqa applied) of one parsed file, the deps, or the gate digest when skipped."""
+        checks = self.checks_for(file.relpath)
+        if not checks or not self.may_have_findings(data):
+            return [], None, self.resolver.words_digest()
+        if tree is None:
+            tree, _ = parse_bytes(data)
+            if tree is None:  # pragma: no cover - phase 1 reported it already
+                return [], [], None
+        if info is None:
+            info = self.add(file, summarise(tree), frozenset())
+        ctx = Context(
+            self.resolver, info, checks=checks, dispatchers=self.config.dispatchers, strict=self.config.strict
+        )
+        try:
+            raw = ctx.run(tree)
+        except RecursionError:
+            raw = [(1, 0, 1, 0, dg001_parse_error.CODE, dg001_parse_error.MESSAGE.format(reason="too deeply nested"))]
+        deps = sorted([q, k] for q, k in ctx.deps.items())
+        return self.finish(raw, data), deps, None
+
+    def finish(self, raw: list[RawFinding], data: bytes) -> list[CachedFinding]:
+        if not raw:
+            return []
+        lines = _decode_lines(data)
+        directives = file_suppression(data)
+        out = []
+        for line, col, end_line, end_col, code, message in sorted(set(raw)):
+            suppressed = file_suppresses(directives, code) or (
+                0 < line <= len(lines) and line_suppresses(lines[line - 1], code)
+            )
+            out.append(
+                [line, _char_col(lines, line, col), end_line, _char_col(lines, end_line, end_col), code, message, suppressed]
+            )
+        return out
+
+    def error_finding(self, file: SourceFile, data: bytes | None, error: list[Any]) -> list[CachedFinding]:
+        if not self.dg001 or dg001_parse_error.CODE in self.config.ignored_for(file.relpath):
+            return []
+        line, col, reason = error
+        suppressed = bool(data) and file_suppresses(file_suppression(data), dg001_parse_error.CODE)
+        message = dg001_parse_error.MESSAGE.format(reason=reason)
+        return [[line, col, line, col, dg001_parse_error.CODE, message, suppressed]]
+
+    def deps_valid(self, deps: list[list[Any]]) -> bool:
+        kind = self.resolver.kind
+        return all(kind(q) == k for q, k in deps)
+
+
+def _outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
+    parts = [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    is_package = path.stem == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts), (), is_package
+
+
+# ============================================================================ the cache
+
+
+class ResultCache:
+    """One JSON file per configuration under ``<root>/.dispatchguard_cache/v<N>/``.
+
+    Entries are keyed by absolute path and hold the content digest, the stat used to skip reading
+    unchanged files, the phase-1 summary and the findings with their deps. Writes go to a temporary
+    file that is then renamed over the old one, so concurrent runs never see a partial file (the
+    last writer wins); anything unreadable is ignored.
+    """
+
+    def __init__(self, directory: Path, fingerprint: str) -> None:
+        self.file = directory / f"v{CACHE_VERSION}" / f"{fingerprint}.json"
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+
+    def load(self) -> None:
+        try:
+            with open(self.file, "rb") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return
+        if isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict):
+            self.entries = data["files"]
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        entry = self.entries.get(key)
+        return entry if isinstance(entry, dict) else None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        self.entries[key] = entry
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        directory = self.file.parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            gitignore = directory.parent / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("# created by dispatchguard\n*\n")
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump({"version": CACHE_VERSION, "files": self.entries}, fh, separators=(",", ":"))
+                os.replace(tmp, self.file)
+            except BaseException:
+                _unlink(tmp)
+                raise
+        except OSError:
+            return  # a read-only tree: the cache is an optimisation, never fatal
+        self.dirty = False
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:  # pragma: no cover
+        pass
+
+
+def _valid_entry(entry: dict[str, Any] | None, stat: tuple[int, int] | None) -> bool:
+    if entry is None or stat is None:
+        return False
+    return entry.get("st") == list(stat) and isinstance(entry.get("h"), str) and "s" in entry
+
+
+# ============================================================================ workers
+
+
+_WORKER_PROJECT: Project | None = None
+
+
+def _phase1_worker(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for raw in paths:
+        _, _, parsed = read_and_parse(Path(raw))
+        out.append((raw, _parsed_entry(parsed)))
+    return out
+
+
+def _phase2_worker(items: list[tuple[SourceFile, str]]) -> list[tuple[str, dict[str, Any]]]:
+    project = _WORKER_PROJECT
+    assert project is not None
+    out = []
+    for file, digest in items:
+        out.append((file.key, _check_one(project, file, None, None, digest)))
+    return out
+
+
+def _parsed_entry(parsed: Parsed) -> dict[str, Any]:
+    return {"st": list(parsed.stat), "h": parsed.digest, "s": parsed.summary, "e": parsed.error}
+
+
+def _check_one(
+    project: Project, file: SourceFile, data: bytes | None, tree: ast.Module | None, digest: str
+) -> dict[str, Any]:
+    """Check one file; returns the ``f`` part of its cache entry."""
+    if data is None:
+        try:
+            data = file.path.read_bytes()
+        except OSError as exc:
+            return {"x": project.error_finding(file, None, [1, 1, f"cannot read the file: {exc.strerror}"]), "d": []}
+        if hashlib.blake2b(data, digest_size=16).hexdigest() != digest:  # changed since phase 1
+            tree = None
+    findings, deps, gate = project.check(file, data, tree, project.infos.get(file.key))
+    return {"x": findings, "d": deps, "g": gate}
+
+
+def _chunks(items: list[Any], jobs: int) -> list[list[Any]]:
+    size = max(1, min(64, len(items) // (jobs * 4) or 1))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _fork_context() -> Any:
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - Windows
+        return None
+
+
+# ============================================================================ the run
+
+
+def _display_path(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def check_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    config: LintConfig,
+    *,
+    jobs: int | None = None,
+    use_cache: bool = True,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    """Check the Python files under ``paths`` with knowledge of the whole project under the root."""
+    root = Path(config.root).absolute()
+    paths = list(paths) or ["."]
+    targets = discover(paths, config, root)
+    target_keys = {p.as_posix() for p in targets}
+    project_paths = discover([root], config, root) if root.is_dir() else []
+    every = {p.as_posix(): p for p in project_paths}
+    for p in targets:
+        every.setdefault(p.as_posix(), p)
+    files = {key: SourceFile(path, _relpath(path, root), key) for key, path in every.items()}
+    jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    total = len(files) + len(targets)
+    done = 0
+
+    def tick(n: int = 1) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, total)
+
+    cache = ResultCache(Path(cache_dir) if cache_dir else root / CACHE_DIRNAME, config.fingerprint())
+    if use_cache:
+        cache.load()
+
+    # ---------------------------------------------------------------- phase 1
+    entries: dict[str, dict[str, Any]] = {}
+    kept: dict[str, tuple[bytes, ast.Module | None]] = {}
+    stale: list[str] = []
+    for key in files:
+        entry = cache.get(key) if use_cache else None
+        if _valid_entry(entry, _stat(files[key].path) if entry else None):
+            entries[key] = entry  # type: ignore[assignment]
+            tick()
+        else:
+            stale.append(key)
+    pool_context = _fork_context() if jobs > 1 and len(stale) >= _MIN_PARALLEL else None
+    if pool_context is not None:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=pool_context) as pool:
+            for batch in pool.map(_phase1_worker, _chunks(stale, jobs)):
+                for key, fresh in batch:
+                    _merge(entries, cache, key, fresh)
+                tick(len(batch))
+    else:
+        for key in stale:
+            data, tree, parsed = read_and_parse(files[key].path)
+            if data is not None and key in target_keys:
+                kept[key] = (data, tree)
+            _merge(entries, cache, key, _parsed_entry(parsed))
+            tick()
+
+    # ---------------------------------------------------------------- phase 2a: resolution
+    project = Project(config)
+    package_dirs = frozenset(
+        files[k].relpath.rsplit("/", 1)[0] if "/" in files[k].relpath else ""
+        for k in files
+        if files[k].relpath.endswith("/__init__.py") or files[k].relpath == "__init__.py"
+    )
+    for key, entry in entries.items():
+        if entry.get("s") is not None:
+            project.add(files[key], entry["s"], package_dirs)
+
+    # ---------------------------------------------------------------- phase 2b: checks
+    results: dict[str, list[CachedFinding]] = {}
+    todo: list[str] = []
+    digest = project.resolver.words_digest() if targets else ""
+    for path in targets:
+        key = path.as_posix()
+        entry = entries[key]
+        if entry.get("e"):
+            results[key] = project.error_finding(files[key], kept.get(key, (None,))[0], entry["e"])
+            tick()
+            continue
+        cached = entry.get("f")
+        if isinstance(cached, dict) and _findings_valid(project, cached, digest):
+            results[key] = cached["x"]
+            tick()
+        else:
+            todo.append(key)
+    pool_context = _fork_context() if jobs > 1 and len(todo) >= _MIN_PARALLEL else None
+    if pool_context is not None:
+        global _WORKER_PROJECT
+        _WORKER_PROJECT = project
+        try:
+            project.resolver.words()  # computed once, before forking
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=pool_context) as pool:
+                work = [(files[k], entries[k]["h"]) for k in todo]
+                for batch in pool.map(_phase2_worker, _chunks(work, jobs)):
+                    for key, outcome in batch:
+                        _store(entries, cache, results, key, outcome)
+                    tick(len(batch))
+        finally:
+            _WORKER_PROJECT = None
+    else:
+        for key in todo:
+            data, tree = kept.pop(key, (None, None))
+            outcome = _check_one(project, files[key], data, tree, entries[key]["h"])
+            _store(entries, cache, results, key, outcome)
+            tick()
+    if use_cache:
+        cache.save()
+
+    cwd = Path.cwd()
+    findings = []
+    for key, items in results.items():
+        shown = _display_path(files[key].path, cwd)
+        for line, col, end_line, end_col, code, message, suppressed in items:
+            findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
+    findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+    return CheckReport(findings=findings, files_checked=len(targets))
+
+
+def _merge(entries: dict, cache: ResultCache, key: str, fresh: dict[str, Any]) -> None:
+    old = cache.get(key)
+    if old is not None and old.get("h") == fresh["h"] and "f" in old:
+        fresh["f"] = old["f"]  # content unchanged (only touched): the findings may still be valid
+    entries[key] = fresh
+    cache.put(key, fresh)
+
+
+def _store(entries: dict, cache: ResultCache, results: dict, key: str, outcome: dict[str, Any]) -> None:
+    results[key] = outcome["x"]
+    entry = dict(entries[key])
+    entry["f"] = outcome
+    cache.put(key, entry)
+
+
+def _findings_valid(project: Project, cached: dict[str, Any], digest: str) -> bool:
+    if not isinstance(cached.get("x"), list):
+        return False
+    if cached.get("g"):
+        return cached["g"] == digest
+    deps = cached.get("d")
+    return isinstance(deps, list) and project.deps_valid(deps)
+
+
+# ============================================================================ in-memory helpers
+
+
+def check_source(
+    source: str, config: LintConfig | None = None, *, path: str = "snippet.py", extra: dict[str, str] | None = None
+) -> list[Finding]:
+    """Check one source text as ``path`` under the config root (``extra``: other modules of the
+    project, relpath -> source). For tests and tools; nothing is read from or written to disk."""
+    config = config or LintConfig()
+    project = Project(config)
+    sources = {**(extra or {}), path: source}
+    parsed: dict[str, tuple[bytes, ast.Module | None, list[Any] | None]] = {}
+    package_dirs = frozenset(rel.rsplit("/", 1)[0] for rel in sources if rel.endswith("/__init__.py"))
+    files = {}
+    for rel, text in sources.items():
+        data = text.encode("utf-8")
+        tree, error = parse_bytes(data)
+        file = SourceFile(project.root / rel, rel, rel)
+        files[rel] = file
+        parsed[rel] = (data, tree, error)
+        if tree is not None:
+            project.add(file, summarise(tree), package_dirs)
+    data, tree, error = parsed[path]
+    if error is not None:
+        items = project.error_finding(files[path], data, error)
+    else:
+        items, _, _ = project.check(files[path], data, tree, project.infos[path])
+    return [Finding(path, l, c, code, msg, el, ec, s) for l, c, el, ec, code, msg, s in items]
+
+
+__all__ = ["check_paths", "check_source", "discover", "Project", "ResultCache", "glob_match"]

@@ -1,0 +1,35 @@
+"""What a check produces: findings and the report of a run."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Finding:
+    """One diagnostic. ``line``/``col`` are 1-based (col counts characters, not bytes) and point at
+    the start of the offending expression; ``end_col`` is 1-based and exclusive, like ruff's."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    end_line: int
+    end_col: int
+    suppressed: bool = False
+    fix: Any = dataclasses.field(default=None, compare=False)
+
+
+@dataclasses.dataclass
+class CheckReport:
+    """Findings of a run (sorted by path, line, col, code; suppressed ones included)."""
+
+    findings: list[Finding]
+    files_checked: int
+
+    @property
+    def active(self) -> list[Finding]:
+        """The findings not suppressed by a ``noqa`` comment."""
+        return [f for f in self.findings if not f.suppressed]

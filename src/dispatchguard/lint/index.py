@@ -1,0 +1,285 @@
+"""Phase 1: a per-file summary of what a module binds at top level, and module naming.
+
+A summary depends only on the file's content (so it is cached by content hash) and is plain JSON:
+
+``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``
+
+``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
+module's name later. Descriptors describe what a binding is, with names left unresolved:
+
+- ``["class", [base, ...]]`` a class and its base expressions (dotted names)
+- ``["def", [decorator, ...]]`` a function and its decorators
+- ``["ref", dotted]`` an alias of another name
+- ``["call", dotted]`` the result of calling a name (an instance when it is a class)
+- ``["item", desc]`` an item looked up in a container (``REG["x"]``, ``REG.get("x")``)
+- ``["coll", [desc, ...]]`` a dict (its values), list, tuple or set literal
+- ``["ann", annotation]`` a name annotated with a type (see :func:`annotation_desc`)
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import Any
+
+Desc = list[Any]
+
+CONTAINER_TYPES = frozenset(
+    {
+        "list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+        "tuple", "Tuple", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet",
+        "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict",
+    }
+)  # fmt: skip
+WRAPPER_TYPES = frozenset({"Optional", "Union", "Annotated", "ClassVar", "Final", "Required", "NotRequired"})
+ITEM_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def annotation_desc(node: ast.AST | None) -> Desc | None:
+    """``["ann", [names], [container names]]``: plain names (the value is an instance of one) and
+    names inside containers (the value is a collection of instances); ``["ann", [], [], [types]]``
+    for ``type[X]``. None when the annotation names nothing useful."""
+    names: list[str] = []
+    items: list[str] = []
+    types: list[str] = []
+    _collect_annotation(node, names, items, types, 0)
+    if not (names or items or types):
+        return None
+    return ["ann", names, items, types]
+
+
+def _collect_annotation(node: ast.AST | None, names: list, items: list, types: list, depth: int) -> None:
+    if node is None or depth > 8:
+        return
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        _collect_annotation(node.left, names, items, types, depth + 1)
+        _collect_annotation(node.right, names, items, types, depth + 1)
+        return
+    name = dotted(node)
+    if name is not None:
+        if name not in ("None", "Any", "object"):
+            names.append(name)
+        return
+    if isinstance(node, ast.Subscript):
+        base = dotted(node.value)
+        if base is None:
+            return
+        last = base.rsplit(".", 1)[-1]
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if last in WRAPPER_TYPES:
+            if last in ("Annotated", "ClassVar", "Final"):
+                args = args[:1]
+            for arg in args:
+                _collect_annotation(arg, names, items, types, depth + 1)
+        elif last in CONTAINER_TYPES:
+            # the element type: the last argument (dict values, list items), not tuple's Ellipsis
+            element = [a for a in args if not (isinstance(a, ast.Constant) and a.value is Ellipsis)][-1:]
+            for arg in element:
+                sub_names: list[str] = []
+                _collect_annotation(arg, sub_names, [], [], depth + 1)
+                items.extend(sub_names)
+        elif last in ("type", "Type"):
+            for arg in args:
+                _collect_annotation(arg, types, [], [], depth + 1)
+        else:  # a generic class: SomeTool[int] is an instance of SomeTool
+            names.append(base)
+
+
+def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
+    """Describe an assigned value, or None when it can never be a tool, class or registry."""
+    if node is None or depth > 6:
+        return None
+    name = dotted(node)
+    if name is not None:
+        return ["ref", name]
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ITEM_METHODS:
+            inner = value_desc(func.value, depth + 1)
+            if inner is not None:
+                return ["item", inner]
+        callee = dotted(func)
+        if callee is not None:
+            return ["call", callee]
+        if isinstance(func, (ast.Subscript, ast.Call)):  # REG["x"]() / make()() : unknown result
+            return None
+        return None
+    if isinstance(node, ast.Subscript):
+        inner = value_desc(node.value, depth + 1)
+        return ["item", inner] if inner is not None else None
+    if isinstance(node, ast.Dict):
+        return _coll(node.values, depth)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return _coll(node.elts, depth)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        inner = value_desc(node.elt, depth + 1)
+        return ["coll", [inner]] if inner is not None else None
+    if isinstance(node, ast.DictComp):
+        inner = value_desc(node.value, depth + 1)
+        return ["coll", [inner]] if inner is not None else None
+    return None
+
+
+def _coll(values: Iterable[ast.AST | None], depth: int) -> Desc | None:
+    descs = [d for d in (value_desc(v, depth + 1) for v in values if v is not None) if d is not None]
+    return ["coll", descs] if descs else None
+
+
+def summarise(tree: ast.Module) -> dict[str, Any]:
+    """The summary of a module (top-level statements, including those under if/try/with)."""
+    imports: dict[str, str] = {}
+    defs: dict[str, list[Desc]] = {}
+    _summarise_block(tree.body, imports, defs)
+    return {"imports": imports, "defs": defs}
+
+
+def _bind(defs: dict[str, list[Desc]], imports: dict[str, str], name: str, desc: Desc | None) -> None:
+    # an import of the same name stays: ``try: from x import T`` / ``except ImportError: class T``
+    if desc is None:
+        defs.setdefault(name, [])
+    else:
+        defs.setdefault(name, []).append(desc)
+
+
+def _summarise_block(body: list[ast.stmt], imports: dict[str, str], defs: dict[str, list[Desc]]) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    imports[head] = head
+        elif isinstance(stmt, ast.ImportFrom):
+            base = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                if alias.name == "*":
+                    continue
+                local = alias.asname or alias.name
+                sep = "" if base.endswith(".") or not base else "."
+                imports[local] = f"{base}{sep}{alias.name}"
+        elif isinstance(stmt, ast.ClassDef):
+            bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
+            _bind(defs, imports, stmt.name, ["class", bases])
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]
+            _bind(defs, imports, stmt.name, ["def", decorators])
+        elif isinstance(stmt, ast.Assign):
+            desc = value_desc(stmt.value)
+            for target in stmt.targets:
+                _bind_target(target, desc, imports, defs)
+        elif isinstance(stmt, ast.AnnAssign):
+            if isinstance(stmt.target, ast.Name):
+                ann = annotation_desc(stmt.annotation)
+                _bind(defs, imports, stmt.target.id, ann)
+                if stmt.value is not None:
+                    _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
+            elif isinstance(stmt.target, ast.Subscript) and stmt.value is not None:
+                _bind_target(stmt.target, value_desc(stmt.value), imports, defs)
+        elif isinstance(stmt, ast.AugAssign):
+            if isinstance(stmt.target, ast.Name):
+                _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            _summarise_mutation(stmt.value, imports, defs)
+        elif isinstance(stmt, ast.If):
+            _summarise_block(stmt.body, imports, defs)
+            _summarise_block(stmt.orelse, imports, defs)
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            _summarise_block(stmt.body, imports, defs)
+            for handler in stmt.handlers:
+                _summarise_block(handler.body, imports, defs)
+            _summarise_block(stmt.orelse, imports, defs)
+            _summarise_block(stmt.finalbody, imports, defs)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            _summarise_block(stmt.body, imports, defs)
+
+
+def _bind_target(target: ast.AST, desc: Desc | None, imports: dict, defs: dict) -> None:
+    if isinstance(target, ast.Name):
+        _bind(defs, imports, target.id, desc)
+    elif isinstance(target, ast.Subscript) and desc is not None:
+        # REG["name"] = SomeTool(): REG holds tools
+        name = dotted(target.value)
+        if name is not None and "." not in name:
+            defs.setdefault(name, []).append(["coll", [desc]])
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(elt, None, imports, defs)
+
+
+def _summarise_mutation(call: ast.Call, imports: dict, defs: dict) -> None:
+    """``REG.update({...})``, ``TOOLS.append(x)``, ``TOOLS.extend([...])``: the container holds tools."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return
+    if func.attr in ("append", "add", "extend", "update", "insert", "setdefault", "__setitem__"):
+        values = [value_desc(a) for a in call.args]
+        if func.attr in ("extend", "update"):
+            values = [v[1][0] if v and v[0] == "coll" and v[1] else None for v in values] + [
+                value_desc(k.value) for k in call.keywords
+            ]
+        descs = [v for v in values if v is not None]
+        if descs and (func.value.id in defs):
+            defs[func.value.id].append(["coll", descs])
+
+
+def _strip_subscript(node: ast.AST) -> ast.AST:
+    return node.value if isinstance(node, ast.Subscript) else node
+
+
+def _strip_call(node: ast.AST) -> ast.AST:
+    return node.func if isinstance(node, ast.Call) else node
+
+
+# --------------------------------------------------------------------------------------------
+# module names
+
+
+def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple[str, ...], bool]:
+    """(primary dotted name, alias names, is_package) of a root-relative POSIX path.
+
+    The primary name follows Python's packages: the file's directory chain upwards as long as each
+    directory has an ``__init__.py``. The aliases are the full root-relative dotted path (and that
+    path without a leading ``src``/``lib``), for projects that import from the root without
+    ``__init__`` files.
+    """
+    parts = relpath.split("/")
+    stem = parts[-1]
+    for suffix in (".pyi", ".py"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    is_package = stem == "__init__"
+    dirs = parts[:-1]
+    chain: list[str] = []
+    for i in range(len(dirs), 0, -1):
+        if "/".join(dirs[:i]) in package_dirs:
+            chain.insert(0, dirs[i - 1])
+        else:
+            break
+    primary = ".".join(chain if is_package else [*chain, stem])
+    full = dirs if is_package else [*dirs, stem]
+    aliases = []
+    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None):
+        if candidate:
+            name = ".".join(candidate)
+            if name != primary and name not in aliases:
+                aliases.append(name)
+    return primary, tuple(aliases), is_package
