@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -172,7 +172,31 @@ def glob_match(pattern: str, relpath: str) -> bool:
 
 
 def any_glob(patterns: Iterable[str], relpath: str) -> bool:
-    return any(glob_match(p, relpath) for p in patterns)
+    return _glob_set(tuple(patterns))(relpath)
+
+
+@lru_cache(maxsize=64)
+def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """One compiled matcher for a list of globs (the same semantics as :func:`glob_match`)."""
+    whole: list[str] = []
+    component: list[str] = []
+    for raw in patterns:
+        pattern = raw.strip()
+        if pattern.startswith("./"):
+            pattern = pattern[2:]
+        pattern = pattern.rstrip("/")
+        (component if "/" not in pattern else whole).append(_glob_regex(pattern).pattern)
+    whole_rx = re.compile("|".join(f"(?:{p})" for p in whole)) if whole else None
+    part_rx = re.compile("|".join(f"(?:{p})" for p in component)) if component else None
+
+    def match(relpath: str) -> bool:
+        if whole_rx is not None and whole_rx.match(relpath):
+            return True
+        if part_rx is not None:
+            return any(part_rx.match(part) for part in relpath.split("/"))
+        return False
+
+    return match
 
 
 # --------------------------------------------------------------------------------------------

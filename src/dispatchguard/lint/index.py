@@ -128,12 +128,33 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
         return _coll(node.values, depth)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return _coll(node.elts, depth)
-    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        inner = value_desc(node.elt, depth + 1)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        element = node.value if isinstance(node, ast.DictComp) else node.elt
+        inner = _loop_element(node.generators, element, depth) or value_desc(element, depth + 1)
         return ["coll", [inner]] if inner is not None else None
-    if isinstance(node, ast.DictComp):
-        inner = value_desc(node.value, depth + 1)
-        return ["coll", [inner]] if inner is not None else None
+    return None
+
+
+def _loop_element(generators: list[ast.comprehension], element: ast.AST, depth: int) -> Desc | None:
+    """``[t for t in TOOLS]``, ``{t.name: t for t in TOOLS}``, ``{k: v for k, v in REG.items()}``:
+    the element is an item of the iterated container."""
+    if len(generators) != 1 or not isinstance(element, ast.Name):
+        return None
+    target, source = generators[0].target, generators[0].iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args:
+        method = source.func.attr
+        if method == "values" and isinstance(target, ast.Name) and target.id == element.id:
+            inner = value_desc(source.func.value, depth + 1)
+            return ["item", inner] if inner is not None else None
+        if method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            second = target.elts[1]
+            if isinstance(second, ast.Name) and second.id == element.id:
+                inner = value_desc(source.func.value, depth + 1)
+                return ["item", inner] if inner is not None else None
+        return None
+    if isinstance(target, ast.Name) and target.id == element.id:
+        inner = value_desc(source, depth + 1)
+        return ["item", inner] if inner is not None else None
     return None
 
 

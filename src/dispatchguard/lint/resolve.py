@@ -145,6 +145,10 @@ class Resolver:
         return result
 
     def _compute(self, qual: str) -> str | None:
+        if qual in self._bases:  # a configured base may live in the project itself
+            return CLASS
+        if qual in self._decorators:
+            return DECORATOR
         info, rest = self.split(qual)
         if info is None or not rest:
             return self.external_kind(qual) if info is None else None
@@ -241,7 +245,7 @@ class Resolver:
             for entry in (*self.config.tool_bases, *self.config.tool_decorators):
                 words.add(entry.rsplit(".", 1)[-1])
             for package in self.config.tool_packages:
-                words.update(package.split("."))
+                words.add(package.split(".", 1)[0])
             seen: set[int] = set()
             for info in self.modules.values():
                 if id(info) in seen:

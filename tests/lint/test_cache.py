@@ -1,0 +1,147 @@
+"""The result cache: reuse, invalidation through project facts, corruption and concurrency."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import LintConfig, check_paths
+from dispatchguard.lint import engine
+
+BASE = "from crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    pass\n"
+NOT_A_TOOL = "class Base:\n    pass\n"
+TOOLS = "from proj.base import Base\n\nclass Search(Base):\n    pass\n\nsearch = Search()\n"
+AGENT = "from proj.tools import search\n\ndef act():\n    return search.run('q')\n"
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    pkg = tmp_path / "proj"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE)
+    (pkg / "tools.py").write_text(TOOLS)
+    (pkg / "agent.py").write_text(AGENT)
+    for i in range(5):
+        (pkg / f"other{i}.py").write_text(f"import os\nVALUE = {i}\nos.getcwd()\n")
+    return tmp_path
+
+
+def _codes(report) -> list[tuple[str, str]]:
+    return [(Path(f.path).name, f.code) for f in report.findings]
+
+
+def _count_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    counts = {"parse": 0, "check": 0}
+    real_parse, real_check = engine.read_and_parse, engine.Context.run
+
+    def parse(path):
+        counts["parse"] += 1
+        return real_parse(path)
+
+    def check(self, *args, **kwargs):
+        counts["check"] += 1
+        return real_check(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "read_and_parse", parse)
+    monkeypatch.setattr(engine.Context, "run", check)
+    return counts
+
+
+def test_warm_run_reuses_everything(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = LintConfig(root=project)
+    cold = check_paths([project], config, jobs=1)
+    assert _codes(cold) == [("agent.py", "DG101")]
+    assert (project / ".dispatchguard_cache" / ".gitignore").exists()
+    counts = _count_work(monkeypatch)
+    warm = check_paths([project], config, jobs=1)
+    assert warm.findings == cold.findings
+    assert counts == {"parse": 0, "check": 0}
+
+
+def test_editing_a_base_class_invalidates_dependants_only(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = LintConfig(root=project)
+    check_paths([project], config, jobs=1)
+    (project / "proj" / "base.py").write_text(NOT_A_TOOL + "\n")
+    counts = _count_work(monkeypatch)
+    report = check_paths([project], config, jobs=1)
+    assert _codes(report) == []  # Search is no longer a tool: the cached DG101 must not survive
+    assert counts["parse"] == 1  # only the edited file is parsed again
+    assert counts["check"] <= 2  # tree walks: only files that looked up the changed facts
+    (project / "proj" / "base.py").write_text(BASE)
+    assert _codes(check_paths([project], config, jobs=1)) == [("agent.py", "DG101")]
+
+
+def test_new_tool_name_reaches_files_skipped_before(project: Path) -> None:
+    config = LintConfig(root=project)
+    (project / "proj" / "late.py").write_text("def go(helper):\n    return helper\n\nx = helper_tool.run()\n")
+    assert _codes(check_paths([project], config, jobs=1)) == [("agent.py", "DG101")]
+    (project / "proj" / "extra.py").write_text("from proj.tools import Search\nhelper_tool = Search()\n")
+    (project / "proj" / "late.py").write_text(
+        "from proj.extra import helper_tool\n\nx = helper_tool.run()\n"
+    )
+    codes = _codes(check_paths([project], config, jobs=1))
+    assert ("late.py", "DG101") in codes and ("extra.py", "DG102") in codes
+
+
+def test_config_change_uses_another_cache(project: Path) -> None:
+    check_paths([project], LintConfig(root=project), jobs=1)
+    report = check_paths([project], LintConfig(root=project, ignore=("DG101",)), jobs=1)
+    assert report.findings == []
+    assert len(list((project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"{", b"\xff\xfe", b'{"version": 0, "files": {}}', b'{"version": 1, "files": {"x": 3}}']
+)
+def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
+    config = LintConfig(root=project)
+    expected = check_paths([project], config, jobs=1).findings
+    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    cache_file.write_bytes(content)
+    assert check_paths([project], config, jobs=1).findings == expected
+
+
+def test_cache_entries_of_wrong_shape_are_ignored(project: Path) -> None:
+    config = LintConfig(root=project)
+    expected = check_paths([project], config, jobs=1).findings
+    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    data = json.loads(cache_file.read_text())
+    for entry in data["files"].values():
+        entry["f"] = {"x": "nonsense"}
+    cache_file.write_text(json.dumps(data))
+    assert check_paths([project], config, jobs=1).findings == expected
+
+
+def test_no_cache_writes_nothing(project: Path) -> None:
+    check_paths([project], LintConfig(root=project), use_cache=False)
+    assert not (project / ".dispatchguard_cache").exists()
+
+
+def test_custom_cache_dir_and_read_only_location(project: Path, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    check_paths([project], LintConfig(root=project), cache_dir=target)
+    assert list(target.rglob("*.json"))
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    report = check_paths([project], LintConfig(root=project), cache_dir=blocker)  # cannot write: not fatal
+    assert _codes(report) == [("agent.py", "DG101")]
+
+
+def test_concurrent_runs_do_not_corrupt_the_cache(project: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        from dispatchguard.lint import LintConfig, check_paths
+        for _ in range(4):
+            r = check_paths([{str(project)!r}], LintConfig(root={str(project)!r}), jobs=1)
+            assert [f.code for f in r.findings] == ["DG101"], r.findings
+        """
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(4)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    assert [f.code for f in check_paths([project], LintConfig(root=project)).findings] == ["DG101"]

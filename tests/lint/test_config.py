@@ -1,0 +1,159 @@
+"""Configuration discovery, validation, defaults and selection semantics."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import ConfigError, LintConfig, load_config
+from dispatchguard.lint.config import DEFAULT_DISPATCHERS, DEFAULT_TOOL_BASES, glob_match
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_nearest_pyproject_with_table_wins(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.dispatchguard]\nstrict = true\n")
+    write(tmp_path / "pkg" / "pyproject.toml", "[project]\nname = 'inner'\n")  # no table: skipped
+    target = write(tmp_path / "pkg" / "mod.py", "")
+    config = load_config([target])
+    assert config.root == tmp_path.resolve()
+    assert config.strict is True
+    assert config.config_file == (tmp_path / "pyproject.toml").resolve()
+
+
+def test_without_table_root_is_nearest_project(tmp_path: Path) -> None:
+    write(tmp_path / "proj" / "pyproject.toml", "[project]\nname = 'x'\n")
+    target = write(tmp_path / "proj" / "a" / "b.py", "")
+    config = load_config([target])
+    assert config.root == (tmp_path / "proj").resolve()
+    assert config == LintConfig(root=(tmp_path / "proj").resolve())
+
+
+def test_without_any_pyproject_root_is_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load_config([])
+    assert config.root in (tmp_path.resolve(), Path.cwd().resolve()) or config.root.is_dir()
+
+
+def test_all_keys_and_additive_defaults(tmp_path: Path) -> None:
+    file = write(
+        tmp_path / "pyproject.toml",
+        """
+[tool.dispatchguard]
+select = ["DG1"]
+ignore = ["DG103"]
+extend-select = ["DG001"]
+per-file-ignores = { "legacy/*.py" = ["DG101", "DG102"], "scripts/**" = "DG103" }
+exclude = ["vendored"]
+extend-exclude = ["generated"]
+strict = true
+tool-bases = ["myproj.base.MyTool"]
+tool_decorators = ["register_tool"]
+tool-packages = ["acme_tools"]
+tool-modules = ["myproj/registry.py"]
+dispatchers = ["Runner.dispatch"]
+test-patterns = ["qa/**"]
+""",
+    )
+    config = load_config([tmp_path])
+    assert config.select == ("DG1",) and config.ignore == ("DG103",) and config.extend_select == ("DG001",)
+    assert config.per_file_ignores == (("legacy/*.py", ("DG101", "DG102")), ("scripts/**", ("DG103",)))
+    assert config.exclude == ("vendored", "generated")
+    assert config.tool_bases[: len(DEFAULT_TOOL_BASES)] == DEFAULT_TOOL_BASES
+    assert config.tool_bases[-1] == "myproj.base.MyTool"
+    assert "register_tool" in config.tool_decorators and "acme_tools" in config.tool_packages
+    assert config.tool_modules == ("myproj/registry.py",)
+    assert config.dispatchers == (*DEFAULT_DISPATCHERS, "Runner.dispatch")
+    assert config.test_patterns == ("qa/**",)
+    assert config.strict is True
+    assert config.is_enabled("DG101") and not config.is_enabled("DG103") and config.is_enabled("DG001")
+    assert config.ignored_for("legacy/old.py") == {"DG101", "DG102"}
+    assert config.ignored_for("scripts/a/b.py") == {"DG103"}
+    assert config.ignored_for("app.py") == frozenset()
+    assert load_config([], config_file=file) == config
+
+
+def test_default_dispatchers_and_selection() -> None:
+    config = LintConfig()
+    for name in ("dispatch_tool", "adispatch_tool", "dispatch_tool_result", "execute_tool"):
+        assert name in config.dispatchers
+    assert all(config.is_enabled(c) for c in ("DG001", "DG101", "DG102", "DG103"))
+    assert not config.is_enabled("E501")
+    more_specific = dataclasses.replace(config, ignore=("DG1",), select=("DG101",))
+    assert more_specific.is_enabled("DG101") and not more_specific.is_enabled("DG102")
+    everything = dataclasses.replace(config, select=("",))
+    assert everything.is_enabled("XYZ1")
+
+
+def test_fingerprint_is_stable_and_sensitive(tmp_path: Path) -> None:
+    a = LintConfig(root=tmp_path)
+    assert a.fingerprint() == LintConfig(root=tmp_path).fingerprint()
+    assert a.fingerprint() != dataclasses.replace(a, strict=True).fingerprint()
+    assert a.fingerprint() != dataclasses.replace(a, root=tmp_path / "x").fingerprint()
+    assert a.fingerprint() == dataclasses.replace(a, config_file=tmp_path / "c.toml").fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ("unknown-key = 1", "unknown-key"),
+        ("strict = 'yes'", "strict"),
+        ("select = 3", "select"),
+        ("select = ['not a code']", "select"),
+        ("tool-bases = ['']", "tool-bases"),
+        ("per-file-ignores = ['x']", "per-file-ignores"),
+        ("per-file-ignores = { 'a.py' = [1] }", "per-file-ignores"),
+        ("ignore = ['dg1x']", "ignore"),
+    ],
+)
+def test_broken_config_names_file_and_key(tmp_path: Path, body: str, key: str) -> None:
+    file = write(tmp_path / "pyproject.toml", f"[tool.dispatchguard]\n{body}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config([tmp_path])
+    assert str(file.resolve()) in str(info.value)
+    assert key in str(info.value)
+
+
+def test_invalid_toml_and_missing_file(tmp_path: Path) -> None:
+    file = write(tmp_path / "pyproject.toml", "[tool.dispatchguard\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config([tmp_path])
+    with pytest.raises(ConfigError, match="not found"):
+        load_config([], config_file=tmp_path / "missing.toml")
+    write(tmp_path / "other.toml", "[tool]\ndispatchguard = 3\n")
+    with pytest.raises(ConfigError, match="must be a table"):
+        load_config([], config_file=tmp_path / "other.toml")
+    del file
+
+
+def test_config_file_without_table_gives_defaults(tmp_path: Path) -> None:
+    file = write(tmp_path / "conf.toml", "[other]\nx = 1\n")
+    config = load_config([], config_file=file)
+    assert config.root == tmp_path.resolve() and config.strict is False
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("**/tools/**", "tools/a.py", True),
+        ("**/tools/**", "pkg/tools/sub/a.py", True),
+        ("**/tools/**", "pkg/toolsx/a.py", False),
+        ("**/tools.py", "tools.py", True),
+        ("**/tools.py", "a/b/tools.py", True),
+        ("tests/**", "tests/x/test_a.py", True),
+        ("tests/**", "src/tests.py", False),
+        ("**/test_*.py", "test_a.py", True),
+        ("*.egg-info", "src/x.egg-info", True),
+        ("build", "pkg/build/x.py", True),
+        ("./docs/", "docs/conf.py", True),
+        ("a?c.py", "abc.py", True),
+    ],
+)
+def test_globs(pattern: str, path: str, expected: bool) -> None:
+    assert glob_match(pattern, path) is expected

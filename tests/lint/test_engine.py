@@ -1,0 +1,168 @@
+"""Engine behaviour: noqa, selection, columns, discovery, progress, isolation, self-lint."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import RULES, CheckReport, Finding, LintConfig, check_paths, load_config
+from dispatchguard.lint.engine import check_source, discover
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\n"
+
+
+def _write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_noqa_forms() -> None:
+    source = TOOL + (
+        "t.run(1)  # noqa\n"
+        "t.run(2)  # noqa: DG101\n"
+        "t.run(3)  # noqa:DG102\n"
+        "t.run(4)  # NOQA: DG1\n"
+        "t.run(5)\n"
+    )
+    by_line = {f.line: f.suppressed for f in check_source(source) if f.code == "DG101"}
+    assert by_line == {7: True, 8: True, 9: False, 10: True, 11: False}
+
+
+def test_file_level_noqa() -> None:
+    assert all(f.suppressed for f in check_source("# dispatchguard: noqa\n" + TOOL + "t.run()\n"))
+    found = check_source("# dispatchguard: noqa: DG102\n" + TOOL + "t.run()\n")
+    assert {(f.code, f.suppressed) for f in found} == {("DG101", False), ("DG102", True)}
+    assert all(f.suppressed for f in check_source("# dispatchguard: noqa\ndef f(:\n"))
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    (finding,) = [f for f in check_source(TOOL + "x = 'é€'; t.run()\n") if f.code == "DG101"]
+    assert (finding.line, finding.col) == (7, 11)
+    assert finding.end_col == 18
+
+
+def test_selection_and_per_file_ignores(tmp_path: Path) -> None:
+    _write(tmp_path, "a.py", TOOL + "t.run()\n")
+    _write(tmp_path, "legacy/b.py", TOOL + "t.run()\n")
+    base = LintConfig(root=tmp_path)
+    codes = lambda config: sorted((Path(f.path).name, f.code) for f in check_paths([tmp_path], config).findings)
+    assert codes(base) == [("a.py", "DG101"), ("a.py", "DG102"), ("b.py", "DG101"), ("b.py", "DG102")]
+    assert codes(dataclasses.replace(base, select=("DG102",))) == [("a.py", "DG102"), ("b.py", "DG102")]
+    assert codes(dataclasses.replace(base, ignore=("DG1",))) == []
+    assert codes(dataclasses.replace(base, per_file_ignores=(("legacy/*", ("DG101",)),))) == [
+        ("a.py", "DG101"), ("a.py", "DG102"), ("b.py", "DG102"),
+    ]  # fmt: skip
+    assert codes(dataclasses.replace(base, per_file_ignores=(("legacy/*", ("DG1",)),))) == [
+        ("a.py", "DG101"), ("a.py", "DG102"),
+    ]  # fmt: skip
+    _write(tmp_path, "bad.py", "def f(:\n")
+    assert ("bad.py", "DG001") in codes(base)
+    assert ("bad.py", "DG001") not in codes(dataclasses.replace(base, ignore=("DG001",)))
+    assert ("bad.py", "DG001") not in codes(dataclasses.replace(base, per_file_ignores=(("bad.py", ("DG",)),)))
+
+
+def test_test_files_and_tool_modules_are_exempt(tmp_path: Path) -> None:
+    for rel in ("tests/test_a.py", "pkg/test_b.py", "pkg/c_test.py", "conftest.py"):
+        _write(tmp_path, rel, TOOL + "t.run()\n")
+    _write(tmp_path, "pkg/tools/made.py", TOOL)
+    _write(tmp_path, "pkg/inbuilt_tools.py", TOOL)
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert report.findings == []
+    assert report.files_checked == 6
+
+
+def test_exclude_and_explicit_files(tmp_path: Path) -> None:
+    _write(tmp_path, "build/gen.py", "x._run()\n")
+    _write(tmp_path, ".venv/lib/site.py", "x._run()\n")
+    _write(tmp_path, "vendored/v.py", "x._run()\n")
+    _write(tmp_path, "script", "x._run()\n")  # no suffix: only when named explicitly
+    _write(tmp_path, "ok.py", "x = 1\n")
+    config = LintConfig(root=tmp_path, exclude=(*LintConfig().exclude, "vendored"))
+    report = check_paths([tmp_path], config, use_cache=False)
+    assert report.findings == [] and report.files_checked == 1
+    report = check_paths([tmp_path / "script"], config, use_cache=False)
+    assert [f.code for f in report.findings] == ["DG101"]
+    assert check_paths([tmp_path / "build" / "gen.py"], config, use_cache=False).files_checked == 0
+    assert [p.name for p in discover([tmp_path], config, tmp_path)] == ["ok.py"]
+
+
+def test_strict_mode_flags_unknown_returns() -> None:
+    source = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return q.upper()\n"
+    assert check_source(source) == []
+    (finding,) = check_source(source, LintConfig(strict=True))
+    assert finding.code == "DG103" and "strict" in finding.message
+
+
+def test_unreadable_file_is_dg001(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path, "secret.py", "x = 1\n")
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    (finding,) = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False).findings
+    assert finding.code == "DG001" and "cannot read the file: Permission denied" in finding.message
+    assert finding.path.endswith("secret.py") and path.exists()
+
+
+def test_deep_nesting_never_crashes(tmp_path: Path) -> None:
+    _write(tmp_path, "deep.py", "x = " + "(" * 150 + "1" + ")" * 150 + "\n" + "t._run()\n")
+    _write(tmp_path, "deeper.py", "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert {Path(f.path).name for f in report.findings} <= {"deep.py", "deeper.py"}
+
+
+def test_progress_callback(tmp_path: Path) -> None:
+    for i in range(3):
+        _write(tmp_path, f"m{i}.py", "x = 1\n")
+    calls: list[tuple[int, int]] = []
+    check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False, progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (6, 6)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_report_types() -> None:
+    finding = Finding("a.py", 1, 1, "DG101", "m", 1, 2, suppressed=True)
+    report = CheckReport([finding, dataclasses.replace(finding, suppressed=False)], 1)
+    assert report.active == [report.findings[1]]
+    assert finding.fix is None
+    assert set(RULES) == {"DG001", "DG101", "DG102", "DG103"}
+    for code, rule in RULES.items():
+        assert (rule.CODE, bool(rule.NAME), bool(rule.SUMMARY)) == (code, True, True)
+
+
+def test_core_never_imports_heavy_or_user_code(tmp_path: Path) -> None:
+    _write(tmp_path, "user.py", "raise SystemExit('user code was imported')\n" + TOOL + "t.run()\n")
+    script = (
+        "import sys, json\n"
+        "from dispatchguard.lint import LintConfig, check_paths\n"
+        f"r = check_paths([{str(tmp_path)!r}], LintConfig(root={str(tmp_path)!r}), jobs=1, use_cache=False)\n"
+        "print(json.dumps({'codes': [f.code for f in r.findings],"
+        " 'loaded': sorted(m for m in ('pydantic', 'libcst', 'flake8', 'httpx', 'user') if m in sys.modules)}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
+    result = json.loads(out.stdout)
+    assert sorted(result["codes"]) == ["DG101", "DG102"] and result["loaded"] == []
+
+
+def test_the_checker_lints_itself() -> None:
+    config = load_config([REPO / "src"])
+    assert config.root == REPO
+    report = check_paths([REPO / "src"], config, use_cache=False)
+    assert [f for f in report.findings if not f.suppressed] == []
+    assert report.files_checked > 10

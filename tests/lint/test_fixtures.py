@@ -1,0 +1,78 @@
+"""Multi-file fixture projects with inline expectations (``# error: DG101``, ``# noqa: DG101``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import LintConfig, check_paths, load_config
+from dispatchguard.lint import engine
+
+from .conftest import FIXTURES, project_expectations
+
+PROJECTS = ["crossfile", "aliases", "registries", "strict"]
+
+
+def _config(root: Path) -> LintConfig:
+    if (root / "pyproject.toml").exists():
+        return load_config([root])
+    return LintConfig(root=root)
+
+
+def _observed(root: Path, report) -> tuple[set, set]:
+    active, suppressed = set(), set()
+    for f in report.findings:
+        rel = Path(f.path).resolve().relative_to(root).as_posix()
+        (suppressed if f.suppressed else active).add((rel, f.line, f.code))
+    return active, suppressed
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_fixture_project(name: str, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = FIXTURES / name
+    monkeypatch.setattr(engine, "_MIN_PARALLEL", 1)  # exercise the process pool on small trees
+    monkeypatch.chdir(root)
+    report = check_paths(["."], _config(root), jobs=jobs, use_cache=False)
+    active, suppressed = _observed(root, report)
+    expected_active, expected_suppressed = project_expectations(root)
+    assert active == expected_active
+    assert suppressed == expected_suppressed
+    assert report.findings == sorted(report.findings, key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+
+
+def test_only_requested_files_are_reported_but_whole_project_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = FIXTURES / "crossfile"
+    monkeypatch.chdir(root)
+    report = check_paths(["app/agent.py"], load_config(["app/agent.py"]), jobs=1, use_cache=False)
+    assert report.files_checked == 1
+    assert {f.path for f in report.findings} == {"app/agent.py"}
+    assert sum(not f.suppressed for f in report.findings) == 6
+
+
+def test_broken_files_give_dg001_and_other_files_are_checked() -> None:
+    root = FIXTURES / "broken"
+    report = check_paths([root], LintConfig(root=root), jobs=1, use_cache=False)
+    by_file = {}
+    for f in report.findings:
+        by_file.setdefault(Path(f.path).name, []).append(f)
+    assert [f.code for f in by_file["good.py"]] == ["DG101"]
+    for name in ("syntax.py", "undecodable.py", "nullbyte.py"):
+        assert [f.code for f in by_file[name]] == ["DG001"], name
+    assert by_file["syntax.py"][0].line == 1
+    assert "syntax error" in by_file["syntax.py"][0].message
+    assert "decode" in by_file["undecodable.py"][0].message
+    assert report.files_checked == 4
+
+
+def test_paths_are_relative_to_cwd_when_below_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = FIXTURES / "broken"
+    monkeypatch.chdir(tmp_path)
+    report = check_paths([root / "good.py"], LintConfig(root=root), use_cache=False)
+    assert report.findings[0].path == (root / "good.py").as_posix()
+    monkeypatch.chdir(root.parent)
+    report = check_paths([root / "good.py"], LintConfig(root=root), use_cache=False)
+    assert report.findings[0].path == "broken/good.py"
+    assert os.sep not in report.findings[0].path or os.sep == "/"
