@@ -25,7 +25,7 @@ def test_valid_code_never_crashes(source: str) -> None:
         assert finding.line >= 1 and finding.col >= 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_node())
 def test_generated_modules_never_crash(source: str) -> None:
     header = "from crewai.tools import BaseTool\nimport json\n"

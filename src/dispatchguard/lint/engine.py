@@ -187,12 +187,14 @@ class Project:
         self.package_dirs: frozenset[str] = frozenset()
         self._word_set: frozenset[bytes] | None = None
 
-    def add(self, file: SourceFile, summary: dict[str, Any], package_dirs: frozenset[str]) -> ModuleInfo:
+    def add(
+        self, file: SourceFile, summary: dict[str, Any], package_dirs: frozenset[str], *, replace: bool = False
+    ) -> ModuleInfo:
         if file.relpath.startswith("/"):
             name, aliases, is_package = _outside_module_name(file.path)
         else:
             name, aliases, is_package = module_names(file.relpath, package_dirs)
-        info = self.resolver.add_module(name, aliases, is_package, summary)
+        info = self.resolver.add_module(name, aliases, is_package, summary, replace=replace)
         self.infos[file.key] = info
         self._word_set = None
         return info

@@ -75,8 +75,11 @@ class Plugin:
         data = "".join(self.lines).encode("utf-8")
         file = SourceFile(path, _relpath(path, project.root), path.as_posix())
         info = project.infos.get(file.key)
-        if info is not None and project.digests.get(file.key) != hashlib.blake2b(data, digest_size=16).hexdigest():
-            info = project.add(file, summarise(self.tree), project.package_dirs)  # edited since indexed
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if info is not None and project.digests.get(file.key) != digest:
+            # the buffer differs from the file on disk (an editor): index what flake8 was given
+            info = project.add(file, summarise(self.tree), project.package_dirs, replace=True)
+            project.digests[file.key] = digest
         findings, _, _ = project.check(file, data, self.tree, info, apply_noqa=False)
         directives = file_suppression(data)
         for line, col, _end_line, _end_col, code, message, _ in findings:

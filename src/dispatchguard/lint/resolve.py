@@ -60,9 +60,12 @@ class Resolver:
 
     # ---------------------------------------------------------------- building
 
-    def add_module(self, name: str, aliases: Iterable[str], is_package: bool, summary: dict[str, Any]) -> ModuleInfo:
+    def add_module(
+        self, name: str, aliases: Iterable[str], is_package: bool, summary: dict[str, Any], *, replace: bool = False
+    ) -> ModuleInfo:
+        """Add a module; a primary name taken already wins over a later one unless ``replace``."""
         info = ModuleInfo(name, is_package, summary)
-        if name not in self.modules or name in self._aliases:
+        if replace or name not in self.modules or name in self._aliases:
             self.modules[name] = info
             self._aliases.discard(name)
         for alias in aliases:

@@ -1,0 +1,106 @@
+"""The flake8 front end: real flake8 gives the same findings as ``check_paths``."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import check_paths, load_config
+from dispatchguard.lint import engine, flake8_plugin
+
+from .conftest import FIXTURES
+
+pytestmark = pytest.mark.slow
+_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DG\d+) (?P<message>.*)$")
+
+
+def _flake8(root: Path, *args: str) -> set[tuple[str, int, int, str, str]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "DG", *args, "."],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode in (0, 1), out.stderr
+    found = set()
+    for line in out.stdout.splitlines():
+        match = _LINE.match(line)
+        assert match, line
+        path = match["path"].removeprefix("./")
+        found.add((path, int(match["line"]), int(match["col"]), match["code"], match["message"]))
+    return found
+
+
+def _core(root: Path, monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, int, int, str, str]]:
+    monkeypatch.chdir(root)
+    report = check_paths(["."], load_config(["."]), use_cache=False)
+    return {(f.path, f.line, f.col, f.code, f.message) for f in report.findings if not f.suppressed}
+
+
+@pytest.mark.parametrize("name", ["crossfile", "registries", "aliases"])
+def test_flake8_matches_check_paths(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
+    core = _core(root, monkeypatch)
+    assert core
+    assert _flake8(root) == core
+    assert _flake8(root, "-j", "2") == core  # several processes, each with its own index
+
+
+def test_flake8_honours_config_and_file_level_noqa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\nignore = ["DG102"]\n')
+    body = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\nt.run()\n"
+    (tmp_path / "a.py").write_text(body)
+    (tmp_path / "b.py").write_text("# dispatchguard: noqa\n" + body)
+    assert {(p, c) for p, _, _, c, _ in _flake8(tmp_path)} == {("a.py", "DG101")}
+    assert {(p, c) for p, _, _, c, _ in _flake8(tmp_path, "--extend-ignore", "DG101")} == set()
+
+
+def test_index_is_built_once_per_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = FIXTURES / "crossfile"
+    monkeypatch.chdir(root)
+    flake8_plugin._PROJECTS.clear()
+    flake8_plugin._CONFIGS.clear()
+    calls = []
+    real = engine.build_project
+
+    def counting(config, **kwargs):
+        calls.append(config.root)
+        return real(config, use_cache=False)
+
+    monkeypatch.setattr(flake8_plugin, "build_project", counting)
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        lines = text.splitlines(keepends=True)
+        plugin = flake8_plugin.Plugin(ast.parse(text), str(path.relative_to(root)), lines)
+        found.extend((path.name, line, code.split()[0]) for line, _, code, _ in plugin.run())
+    assert len(calls) == 1
+    assert ("agent.py", 17, "DG101") in found
+
+
+def test_edited_buffer_is_reindexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    flake8_plugin._PROJECTS.clear()
+    flake8_plugin._CONFIGS.clear()
+    edited = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nT().run()\n"
+    plugin = flake8_plugin.Plugin(ast.parse(edited), "a.py", edited.splitlines(keepends=True))
+    codes = sorted(message.split()[0] for _, _, message, _ in plugin.run())
+    assert codes == ["DG101", "DG102"]
+    stdin = flake8_plugin.Plugin(ast.parse("y._run()\n"), "stdin", ["y._run()\n"])
+    assert [m.split()[0] for _, _, m, _ in stdin.run()] == ["DG101"]
+
+
+def test_broken_config_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\nbogus = 1\n")
+    flake8_plugin._CONFIGS.clear()
+    plugin = flake8_plugin.Plugin(ast.parse("x = 1\n"), "a.py", ["x = 1\n"])
+    ((line, col, message, _),) = list(plugin.run())
+    assert (line, col) == (1, 0) and message.startswith("DG001") and "bogus" in message
