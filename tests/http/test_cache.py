@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 import time
 
 import pytest
 
 from dispatchguard import http
-from dispatchguard.http import HttpStatusError, InvalidJsonResponse, MemoryCache, SQLiteCache, TTLCache, cache_key
+from dispatchguard.http import (
+    HttpStatusError,
+    InvalidJsonResponse,
+    MemoryCache,
+    SQLiteCache,
+    TTLCache,
+    cache_key,
+)
 
 
 def hits(server, path: str) -> int:
@@ -274,7 +282,7 @@ def test_sqlite_store_persists_and_rolls_back(tmp_path):
     first.close()
     second = SQLiteCache(path)
     assert second.get("k") == b"v"
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.Error):
         second.set("k2", ["not", "bytes"], 60)  # type: ignore[arg-type]  # sqlite refuses: rolled back
     assert second.get("k2") is None and len(second) == 1
     second.close()

@@ -184,7 +184,7 @@ class SQLiteCache:
 
 
 class _Flight:
-    __slots__ = ("event", "value", "error")
+    __slots__ = ("error", "event", "value")
 
     def __init__(self) -> None:
         self.event = threading.Event()

@@ -20,21 +20,27 @@ import httpx
 
 from .cache import MemoryCache, SQLiteCache, TTLCache, cache_key
 from .errors import HttpError, InvalidJsonResponse, ResponseTooLarge
-from .retry import IDEMPOTENT_METHODS, async_retrying, classify_exception, retrying, status_error
+from .retry import (
+    IDEMPOTENT_METHODS,
+    async_retrying,
+    classify_exception,
+    retrying,
+    status_error,
+)
 from .settings import HttpSettings, settings_from_env
 
 __all__ = [
+    "aclose_clients",
+    "aget_json",
+    "arequest",
     "configure",
-    "get_settings",
-    "get_client",
     "get_async_client",
     "get_cache",
-    "reset_clients",
-    "aclose_clients",
-    "request",
-    "arequest",
+    "get_client",
     "get_json",
-    "aget_json",
+    "get_settings",
+    "request",
+    "reset_clients",
 ]
 
 # Response.extensions key holding the number of attempts request()/arequest() made.

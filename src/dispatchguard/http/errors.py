@@ -17,10 +17,10 @@ import httpx
 __all__ = [
     "HttpError",
     "HttpStatusError",
-    "HttpTransportError",
     "HttpTimeoutError",
-    "ResponseTooLarge",
+    "HttpTransportError",
     "InvalidJsonResponse",
+    "ResponseTooLarge",
 ]
 
 

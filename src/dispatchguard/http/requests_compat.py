@@ -63,7 +63,7 @@ def requests_session(
     session = Session(
         cache_name=path or "dispatchguard-http",
         backend="sqlite" if path else "memory",
-        expire_after=ttl if ttl > 0 else 0,
+        expire_after=max(0, ttl),
         allowable_methods=("GET", "HEAD"),
         allowable_codes=(200,),
     )

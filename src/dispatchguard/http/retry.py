@@ -26,11 +26,11 @@ from .settings import HttpSettings
 __all__ = [
     "IDEMPOTENT_METHODS",
     "RETRY_STATUSES",
-    "parse_retry_after",
-    "classify_exception",
-    "status_error",
-    "retrying",
     "async_retrying",
+    "classify_exception",
+    "parse_retry_after",
+    "retrying",
+    "status_error",
 ]
 
 logger = logging.getLogger("dispatchguard.http")
