@@ -206,11 +206,7 @@ class Context:
                 if cls is not None:
                     return cls.attrs.get(node.attr)
             qual = self.qual_of(node)
-            if qual is not None:
-                return self.kind(qual)
-            if node.attr.startswith("from_") and self.expr_kind(value) == CLASS:
-                return None  # the factory method itself; its call gives a tool
-            return None
+            return self.kind(qual) if qual is not None else None
         if isinstance(node, ast.Call):
             return self.call_result_kind(node)
         if isinstance(node, ast.Subscript):
@@ -297,6 +293,8 @@ class Context:
         if node.returns is not None:
             self.visit(node.returns)
         enclosing = self.scopes[-1]
+        if enclosing.kind == "function":
+            enclosing.names[node.name] = TOOL if self._is_tool_function(node) else None
         qualname = self._qualname(node.name)
         scope = Scope("function", qualname)
         class_scope = enclosing if enclosing.kind == "class" else None
@@ -322,6 +320,14 @@ class Context:
         finally:
             self._dispatcher_depth -= is_dispatcher
             self.scopes.pop()
+
+    def _is_tool_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qual = self.qual_of(target) or dotted(target)
+            if qual and (self.kind(qual) == DECORATOR or self.resolver.is_tool_decorator(qual)):
+                return True
+        return False
 
     def _lambda(self, node: ast.Lambda) -> None:
         self._arguments_outside(node.args)

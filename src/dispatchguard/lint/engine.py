@@ -217,6 +217,10 @@ class Project:
             return False
         return not words.isdisjoint(_IDENT.findall(data))
 
+    def gate_passes(self, private_run: bool, identifiers: frozenset[bytes]) -> bool:
+        """:meth:`may_have_findings` from what a phase-1 worker saw in the file."""
+        return private_run or not self.word_set.isdisjoint(identifiers)
+
     # ---------------------------------------------------------------- per-file settings
 
     def checks_for(self, relpath: str) -> dict[str, Any]:
@@ -382,11 +386,16 @@ def _valid_entry(entry: dict[str, Any] | None, stat: tuple[int, int] | None) -> 
 _WORKER_PROJECT: Project | None = None
 
 
-def _phase1_worker(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
+def _phase1_worker(items: list[tuple[str, bool]]) -> list[tuple[str, dict[str, Any], Any]]:
+    """Parse and summarise; for files to report on, also what the gate needs (the tree itself
+    cannot travel back cheaply, so phase 2 only re-parses the files that pass the gate)."""
     out = []
-    for raw in paths:
-        _, _, parsed = read_and_parse(Path(raw))
-        out.append((raw, _parsed_entry(parsed)))
+    for raw, is_target in items:
+        data, _, parsed = read_and_parse(Path(raw))
+        gate = None
+        if is_target and data is not None:
+            gate = (bool(_PRIVATE_RUN.search(data)) if b"_run" in data else False, frozenset(_IDENT.findall(data)))
+        out.append((raw, _parsed_entry(parsed), gate))
     return out
 
 
@@ -485,6 +494,9 @@ def _check_paths(
         if isinstance(cached, dict) and _findings_valid(project, cached, digest):
             results[key] = cached["x"]
             run.tick()
+        elif key in run.gates and not project.gate_passes(*run.gates[key]):
+            run.store(results, key, {"x": [], "d": None, "g": digest})
+            run.tick()
         else:
             todo.append(key)
     pool_context = _fork_context() if run.jobs > 1 and len(todo) >= _MIN_PARALLEL else None
@@ -555,6 +567,7 @@ class _Run:
             self.cache.load()
         self.entries: dict[str, dict[str, Any]] = {}
         self.kept: dict[str, tuple[bytes, ast.Module | None]] = {}
+        self.gates: dict[str, tuple[bool, frozenset[bytes]]] = {}  # from parallel phase 1
         self.progress = progress
         self.total = len(self.files) + len(self.targets)
         self.done = 0
@@ -579,9 +592,12 @@ class _Run:
         pool_context = _fork_context() if self.jobs > 1 and len(stale) >= _MIN_PARALLEL else None
         if pool_context is not None:
             with ProcessPoolExecutor(max_workers=self.jobs, mp_context=pool_context) as pool:
-                for batch in pool.map(_phase1_worker, _chunks(stale, self.jobs)):
-                    for key, fresh in batch:
+                work = [(key, key in targets) for key in stale]
+                for batch in pool.map(_phase1_worker, _chunks(work, self.jobs)):
+                    for key, fresh, gate in batch:
                         self.merge(key, fresh)
+                        if gate is not None:
+                            self.gates[key] = gate
                     self.tick(len(batch))
         else:
             budget = _KEEP_TREES_BYTES

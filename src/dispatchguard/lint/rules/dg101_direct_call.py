@@ -91,3 +91,49 @@ INVALID = [
     "from crewai.tools import BaseTool\n\ndef go(tools: list[BaseTool]):\n    tools[0].run('x')  # error: DG101\n    return [t.run('y') for t in tools]  # error: DG101\n",
     "from langchain_core.tools import StructuredTool\n\nadder = StructuredTool.from_function(func=lambda a: a)\nadder.invoke({'a': 1})  # error: DG101\n",
 ]
+
+# Scoping and binding forms the checker follows (and the ones it must not confuse with tools).
+_BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
+VALID += [
+    _BASE + "def f(t: T):\n    t = 3\n    t.run()\n",
+    _BASE + "def f(t: T):\n    for t in range(3):\n        t.run()\n",
+    _BASE + "def f(t: T):\n    with open('x') as t:\n        t.run()\n",
+    _BASE + "def f(t: T):\n    try:\n        pass\n    except Exception as t:\n        t.run()\n",
+    _BASE + "def f(t: T):\n    g = lambda t: t.run()\n    return g\n",
+    _BASE + "def f(t: T):\n    t += 1\n    t.run()\n",
+    _BASE + "def f(t: T):\n    a, t = 1, 2\n    t.run()\n",
+    _BASE + "def f(*tools: int, **kw: T):\n    tools[0].run()\n    kw['a'].run()\n",
+    _BASE + "class Holder:\n    def __init__(self):\n        self.t = None\n\n    def go(self):\n        self.t.run()\n",
+    _BASE + "def f(items: dict[str, int]):\n    for k, v in items.items():\n        v.run()\n",
+    _BASE + "def f(x: 'Unknown'):\n    x.run()\n",
+    _BASE + "def f(x: 'not valid python (('):\n    x.run()\n",
+    _BASE + "def f(cls_: type[T]):\n    return cls_\n",
+    _BASE + "import typing\n\ndef f(x: typing.Optional[int]):\n    x.run()\n",
+    _BASE + "def f():\n    import os\n    os.run()\n",
+    _BASE + "REG = {}\nREG['t'] = 3\nREG['t'].run()\n",
+    "from . import sibling\nsibling.tool.run()\n",
+    "from .tools import *\nsomething.run()\n",
+    "def dispatch_tool(action):\n    def inner():\n        return action.tool._run()\n    return inner()\n",
+]
+INVALID += [
+    _BASE + "def f(t: 'T'):\n    t.run()  # error: DG101\n",
+    _BASE + "import typing\n\ndef f(t: typing.Optional[T] = None):\n    t.run()  # error: DG101\n",
+    _BASE + "from typing import Annotated, Union\n\ndef f(a: Annotated[T, 'x'], b: Union[T, None]):\n    a.run()  # error: DG101\n    b.run()  # error: DG101\n",
+    _BASE + "def f(*tools: T):\n    for t in tools:\n        t.run()  # error: DG101\n",
+    _BASE + "def f(tools: dict[str, T]):\n    for name, t in tools.items():\n        t.invoke(name)  # error: DG101\n    for t in tools.values():\n        t.run()  # error: DG101\n    for i, t in enumerate(sorted(tools.values())):\n        t.run(i)  # error: DG101\n",
+    _BASE + "def f(tools: list[T]):\n    if (t := tools[0]):\n        t.run()  # error: DG101\n",
+    _BASE + "def f(kind: type[T]):\n    made = kind()\n    made.run()  # error: DG101\n",
+    _BASE + "def f():\n    from crewai.tools import BaseTool as B\n    def g(x: B):\n        x.run()  # error: DG101\n    return g\n",
+    _BASE + "class Agent:\n    tool = T()\n\n    def go(self):\n        self.tool.run()  # error: DG101\n",
+    _BASE + "class Agent:\n    def go(self):\n        self.tool: T = make()\n        self.tool.run()  # error: DG101\n",
+    _BASE + "def f():\n    t: T\n    t = make()\n    local: T = make()\n    local.run()  # error: DG101\n",
+    _BASE + "TOOLS = []\nTOOLS.append(T())\nTOOLS.extend([T()])\nREG = {}\nREG.update({'t': T()})\n\ndef f():\n    TOOLS[0].run()  # error: DG101\n    REG['t'].run()  # error: DG101\n",
+    _BASE + "try:\n    tool = T()\nexcept ImportError:\n    tool = None\n\nwith open('x'):\n    other: T = make()\n\nif True:\n    tool.run()  # error: DG101\n    other.run()  # error: DG101\n",
+    _BASE + "def f(registry: dict[str, T]):\n    return [registry[k].run() for k in registry if k]  # error: DG101\n",
+    _BASE + "def f(tools: list[T]):\n    return {t.name: t.run() for t in tools}  # error: DG101\n",
+    _BASE + "class Agent:\n    def __init__(self, t: T):\n        self.t = t\n\n    def go(self):\n        run = lambda: self.t.run()  # error: DG101\n        return run\n",
+]
+INVALID += [
+    "from langchain_core.tools import tool\n\ndef build():\n    @tool('lookup')\n    def lookup(q: str) -> str:\n        '''Look up.'''\n        return '[]'\n    return lookup.invoke('x')  # error: DG101\n",
+]
+VALID += ["def build():\n    @staticmethod\n    def helper(q):\n        return q\n    return helper.run()\n"]
