@@ -26,7 +26,10 @@ CLASS = "class"
 TOOL = "tool"
 REGISTRY = "registry"
 DECORATOR = "decorator"
-_PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR)
+PLAIN_CLASS = "plain-class"  # any other class of the project (DG103: returning an instance is not JSON)
+_PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
+TOOL_KINDS = frozenset({CLASS, TOOL, REGISTRY, DECORATOR})
+_TEXT_BASES = frozenset({"str", "bytes", "UserString"})
 _MAX_DEPTH = 60
 
 
@@ -178,7 +181,9 @@ class Resolver:
                 qual = self.local_qual(info, base)
                 if (self.kind(qual) if qual else self.external_bare(base)) == CLASS:
                     return CLASS
-            return None
+            if any(base.rsplit(".", 1)[-1] in _TEXT_BASES for base in desc[1]):
+                return None  # a str subclass may well hold JSON text
+            return PLAIN_CLASS
         if tag == "def":
             for decorator in desc[1]:
                 qual = self.local_qual(info, decorator) or decorator
@@ -256,7 +261,7 @@ class Resolver:
                 seen.add(id(info))
                 prefix = f"{info.name}." if info.name else ""
                 for name in (*info.defs, *info.imports):
-                    if self.kind(prefix + name) is not None:
+                    if self.kind(prefix + name) in TOOL_KINDS:
                         words.add(name)
             self._words = frozenset(w for w in words if w)
         return self._words

@@ -6,7 +6,7 @@ import ast
 import json
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.resolve import CLASS
+from dispatchguard.lint.resolve import CLASS, PLAIN_CLASS
 
 if TYPE_CHECKING:
     from dispatchguard.lint.analysis import Context, FunctionInfo
@@ -195,7 +195,7 @@ class _Classifier:
                     return self.function(target, depth + 1)
                 if local in ctx.module_classes:
                     return f"an instance of `{local}`"
-            if ctx.kind(qual) == CLASS:
+            if ctx.kind(qual) in (CLASS, PLAIN_CLASS):
                 return f"an instance of `{last}`"
             return None
         if isinstance(func, ast.Name):
@@ -347,3 +347,5 @@ INVALID += [
     _TOOL + "    def _run(self, q):\n        return json.dumps(q) + json.dumps(q)  # error: DG103\n",
     "def outer():\n    from crewai.tools import BaseTool\n\n    class Local(BaseTool):\n        def _run(self, q):\n            return {'q': q}  # error: DG103\n    return Local\n",
 ]
+VALID += [_TOOL + "    def _run(self, q):\n        return Text('[]')\n\nclass Text(str):\n    pass\n"]
+INVALID += [_TOOL + "    def _run(self, q):\n        out = Report(q)\n        return out  # error: DG103\n\nclass Report:\n    pass\n"]
