@@ -13,6 +13,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import TypeVar
 
 from dispatchguard import __version__
 
@@ -58,32 +59,45 @@ class HttpSettings:
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-_KINDS = {"float": float, "int": int, "bool": bool}
+_NUMBERS = {"float": float, "int": int}
+T = TypeVar("T")
 
 
-def _convert(name: str, annotation: str, raw: str) -> object:
+def _convert(variable: str, annotation: str, raw: str) -> object:
     raw = raw.strip()
-    kind = _KINDS.get(annotation)
     try:
-        if kind is bool:
+        if annotation == "bool":
             if raw.lower() in _TRUE | _FALSE:
                 return raw.lower() in _TRUE
             raise ValueError("expected 1/0, true/false, yes/no or on/off")
-        if kind is not None:
-            return kind(raw)
+        if annotation in _NUMBERS:
+            return _NUMBERS[annotation](raw)
     except ValueError as exc:
-        raise ValueError(f"{ENV_PREFIX}{name.upper()}={raw!r}: {exc}") from None
-    if annotation == "str | None":
+        raise ValueError(f"{variable}={raw!r}: {exc}") from None
+    if annotation == "tuple[str, ...]":  # comma-separated
+        return tuple(item.strip() for item in raw.split(",") if item.strip())
+    if annotation == "str | None":  # empty means unset; paths get ~ expanded
         return os.path.expanduser(raw) if raw else None
     return raw
 
 
-def settings_from_env(environ: Mapping[str, str] | None = None) -> HttpSettings:
-    """Defaults overridden by every ``DISPATCHGUARD_HTTP_*`` variable present."""
+def dataclass_from_env(cls: type[T], prefix: str, environ: Mapping[str, str] | None = None) -> T:
+    """``cls()`` with each field overridden by the variable ``<prefix><FIELD>`` when present.
+
+    Field annotations (as strings) decide the parsing: ``bool``, ``int``, ``float``, ``str``,
+    ``str | None`` and ``tuple[str, ...]`` (comma-separated). Bad values raise ``ValueError`` naming
+    the variable.
+    """
     environ = os.environ if environ is None else environ
     overrides = {}
-    for field in fields(HttpSettings):
-        raw = environ.get(ENV_PREFIX + field.name.upper())
+    for f in fields(cls):  # type: ignore[arg-type]
+        variable = prefix + f.name.upper()
+        raw = environ.get(variable)
         if raw is not None:
-            overrides[field.name] = _convert(field.name, str(field.type), raw)
-    return HttpSettings().replace(**overrides)
+            overrides[f.name] = _convert(variable, str(f.type), raw)
+    return cls(**overrides)
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> HttpSettings:
+    """Defaults overridden by every ``DISPATCHGUARD_HTTP_*`` variable present."""
+    return dataclass_from_env(HttpSettings, ENV_PREFIX, environ)

@@ -20,7 +20,9 @@ import dataclasses
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+
+from dispatchguard.http.settings import dataclass_from_env
 
 ENV_PREFIX = "DISPATCHGUARD_TOOLS_"
 
@@ -39,25 +41,8 @@ class ToolSettings:
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ToolSettings:
-    environ = os.environ if environ is None else environ
-    overrides: dict[str, object] = {}
-    for f in fields(ToolSettings):
-        raw = environ.get(ENV_PREFIX + f.name.upper())
-        if raw is None:
-            continue
-        raw = raw.strip()
-        try:
-            if f.type == "int":
-                overrides[f.name] = int(raw)
-            elif f.type == "float":
-                overrides[f.name] = float(raw)
-            elif f.type == "tuple[str, ...]":
-                overrides[f.name] = tuple(name.strip() for name in raw.split(",") if name.strip())
-            else:
-                overrides[f.name] = (raw or None) if f.type == "str | None" else raw
-        except ValueError as exc:
-            raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r}: {exc}") from None
-    return ToolSettings(**overrides)  # type: ignore[arg-type]
+    """Defaults overridden by every ``DISPATCHGUARD_TOOLS_*`` variable present."""
+    return dataclass_from_env(ToolSettings, ENV_PREFIX, environ)
 
 
 _lock = threading.Lock()
