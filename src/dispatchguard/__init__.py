@@ -21,16 +21,41 @@ _LAZY_EXPORTS = {
     "ToolRegistry": "dispatchguard.runtime.registry",
     "RegistryError": "dispatchguard.runtime.registry",
     "TOOL_REGISTRY": "dispatchguard.runtime.registry",
+    "ToolSpec": "dispatchguard.runtime.registry",
     "sanitize_args": "dispatchguard.runtime.validation",
     "validate_tool_call": "dispatchguard.runtime.validation",
     "ValidationResult": "dispatchguard.runtime.validation",
     "dispatch_tool": "dispatchguard.runtime.dispatcher",
+    "adispatch_tool": "dispatchguard.runtime.dispatcher",
+    "adispatch_tool_result": "dispatchguard.runtime.dispatcher",
     "dispatch_tool_result": "dispatchguard.runtime.dispatcher",
     "DispatchResult": "dispatchguard.runtime.dispatcher",
     "render_tool_prompt": "dispatchguard.runtime.prompt",
 }
 
-__all__ = ["__version__", *_LAZY_EXPORTS]
+# Spelled out for static analysis; a test checks it matches _LAZY_EXPORTS.
+__all__ = [
+    "TOOL_REGISTRY",
+    "Clarification",
+    "DispatchResult",
+    "JsonReturningToolMixin",
+    "RegistryError",
+    "ToolAction",
+    "ToolActionError",
+    "ToolRegistry",
+    "ToolSpec",
+    "ValidationResult",
+    "__version__",
+    "adispatch_tool",
+    "adispatch_tool_result",
+    "dispatch_tool",
+    "dispatch_tool_result",
+    "ensure_json_str",
+    "parse_tool_action",
+    "render_tool_prompt",
+    "sanitize_args",
+    "validate_tool_call",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,333 @@
+"""``ensure_json_str``: turn anything a tool returns into strict JSON text, never raising.
+
+Contract (every point is tested, most of them as hypothesis properties):
+
+* a ``str`` that already is a JSON document (strictly: no ``NaN``/``Infinity``, parseable by
+  :func:`json.loads` within its nesting limit) is returned unchanged, except that raw lone
+  surrogates inside it are written as ``\\uXXXX`` escapes; any other string becomes a JSON string
+  literal;
+* everything else is serialised to JSON text with ``ensure_ascii=False``;
+* the result is always a ``str`` that :func:`json.loads` accepts with non-finite constants
+  rejected, and that encodes to UTF-8;
+* idempotent: ``ensure_json_str(ensure_json_str(x)) == ensure_json_str(x)``;
+* never raises (``KeyboardInterrupt``/``SystemExit`` aside). The last resort is
+  ``{"result": "<text>"}``; every fallback is logged at debug level on the
+  ``dispatchguard.runtime.json_text`` logger.
+
+Encodings of non-JSON values (see docs/runtime.md):
+
+==========================  ===============================================================
+value                       JSON
+==========================  ===============================================================
+``float`` nan / inf         ``null``
+``int`` beyond the limit    a string of its decimal digits (hex ``"0x..."`` past 100 000 digits)
+pydantic model              ``model_dump(mode="json")``, then encoded by these rules
+dataclass instance          object of its fields (shallow, then encoded by these rules)
+``datetime``/``date``/time  ``isoformat()`` string
+``timedelta``               total seconds (number)
+``Decimal``                 string of the exact decimal (``"1.10"``); non-finite -> ``null``
+``UUID``                    canonical string
+``Enum`` member             its ``value``, encoded by these rules
+``set``/``frozenset``       array, sorted when the items are sortable
+``tuple``/``deque``         array
+other ``Mapping``           object
+``bytes``/``bytearray``     the text when valid UTF-8, otherwise standard base64
+dict keys                   str as is; int/float/bool/None as JSON spells them; others ``str(key)``
+circular reference          the string ``"<circular reference>"``
+nesting deeper than 100     the string ``"<nested too deeply>"`` in place of the deeper value
+anything else               ``str(obj)`` (then ``repr``, then ``"<unprintable T object>"``)
+==========================  ===============================================================
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import datetime as _dt
+import enum
+import functools
+import inspect
+import json
+import logging
+import math
+import re
+import sys
+import uuid
+from collections import deque
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "JsonReturningToolMixin", "ensure_json_str", "safe_text", "to_jsonable"]
+
+log = logging.getLogger(__name__)
+
+#: Python containers nested deeper than this are cut off (the deeper value becomes a marker string).
+MAX_DEPTH = 100
+CIRCULAR = "<circular reference>"
+TOO_DEEP = "<nested too deeply>"
+_HEX_DIGITS_BEYOND = 100_000  # decimal conversion of bigger ints is quadratic: use hex past this
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_DUMPS = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False).encode
+_DECODER = json.JSONDecoder()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _strict_loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def _escape_surrogates(text: str) -> str:
+    """Write raw lone surrogates as ``\\uXXXX`` escapes (only valid inside JSON strings)."""
+    if text.isascii() or _SURROGATES.search(text) is None:
+        return text
+    return _SURROGATES.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def safe_text(obj: Any) -> str:
+    """``str(obj)``, falling back to ``repr(obj)`` and then to a type-name placeholder. Never raises."""
+    for conv in (str, repr):
+        try:
+            text = conv(obj)
+        except Exception:  # noqa: BLE001, S112 - hostile __str__/__repr__
+            continue
+        if type(text) is str:  # pragma: no branch - str()/repr() return str or raise
+            return text
+    log.debug("ensure_json_str: str() and repr() failed for an object; using a placeholder")
+    return f"<unprintable {type(obj).__qualname__} object>"
+
+
+def _big_int_text(n: int) -> str:
+    """Decimal digits of an int too long for ``str()`` (``sys.get_int_max_str_digits``)."""
+    if n.bit_length() > _HEX_DIGITS_BEYOND * 3.33:
+        return hex(n)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    chunk = 10**1000
+    parts = []
+    while n:
+        n, rem = divmod(n, chunk)
+        parts.append(rem)
+    out = [str(parts[-1])]
+    out.extend(str(p).zfill(1000) for p in reversed(parts[:-1]))
+    return sign + "".join(out)
+
+
+def _int(n: int) -> int | str:
+    n = int.__index__(n)  # plain int for int subclasses
+    try:
+        str(n)
+    except ValueError:
+        log.debug("ensure_json_str: int beyond the str-conversion limit encoded as a string")
+        return _big_int_text(n)
+    return n
+
+
+def _key(k: Any) -> str:
+    if type(k) is str:
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if k is None:
+        return "null"
+    if isinstance(k, enum.Enum):
+        return _key(k.value)
+    if isinstance(k, int):
+        v = _int(k)
+        return v if type(v) is str else str(v)
+    if isinstance(k, float):
+        return float.__repr__(k) if math.isfinite(k) else "null"
+    if isinstance(k, str):
+        return str.__str__(k)
+    return safe_text(k)
+
+
+def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any:
+    """Convert ``obj`` to plain JSON data (dict/list/str/int/float/bool/None).
+
+    The result has no cycles, no non-finite floats, no ints beyond the str-conversion limit and
+    is at most :data:`MAX_DEPTH` containers deep. May raise only on pathological objects (for
+    example a mapping whose ``items()`` raises); :func:`ensure_json_str` catches that.
+    """
+    t = type(obj)
+    if t is str:
+        return obj
+    if obj is None or t is bool:
+        return obj
+    if t is int:
+        return _int(obj)
+    if t is float:
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, enum.Enum):
+        return to_jsonable(obj.value, _depth, _path)
+    if isinstance(obj, str):
+        return str.__str__(obj)
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, int):
+        return _int(obj)
+    if isinstance(obj, float):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    is_container = isinstance(obj, (dict, list, tuple, set, frozenset, deque, Mapping))
+    model = _pydantic_model_cls()
+    is_model = model is not None and isinstance(obj, model)
+    is_dc = not is_model and dataclasses.is_dataclass(obj) and not isinstance(obj, type)
+    if is_container or is_model or is_dc:
+        if _depth >= MAX_DEPTH:
+            log.debug("ensure_json_str: nesting deeper than %d replaced by a marker", MAX_DEPTH)
+            return TOO_DEEP
+        if _path is None:
+            _path = set()
+        oid = id(obj)
+        if oid in _path:
+            log.debug("ensure_json_str: circular reference replaced by a marker")
+            return CIRCULAR
+        _path.add(oid)
+        try:
+            d = _depth + 1
+            if is_model:
+                try:
+                    data = obj.model_dump(mode="json")
+                except Exception:  # noqa: BLE001
+                    log.debug("ensure_json_str: model_dump failed; using str()")
+                    return safe_text(obj)
+                return to_jsonable(data, d, _path)
+            if is_dc:
+                return {
+                    f.name: to_jsonable(getattr(obj, f.name, None), d, _path)
+                    for f in dataclasses.fields(obj)
+                }
+            if isinstance(obj, (dict, Mapping)):
+                return {_key(k): to_jsonable(v, d, _path) for k, v in obj.items()}
+            if isinstance(obj, (set, frozenset)):
+                items = list(obj)
+                with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
+                    items = sorted(items)
+                return [to_jsonable(v, d, _path) for v in items]
+            return [to_jsonable(v, d, _path) for v in obj]
+        finally:
+            _path.discard(oid)
+    if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, _dt.timedelta):
+        return obj.total_seconds()
+    if isinstance(obj, Decimal):
+        return str(obj) if obj.is_finite() else None
+    if isinstance(obj, uuid.UUID):
+        return str(obj)
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        raw = bytes(obj)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return base64.b64encode(raw).decode("ascii")
+    log.debug("ensure_json_str: %s encoded with str()", type(obj).__name__)
+    return safe_text(obj)
+
+
+def _pydantic_model_cls() -> Any:
+    mod = sys.modules.get("pydantic")
+    return getattr(mod, "BaseModel", None) if mod is not None else None
+
+
+def _from_str(text: str) -> str:
+    try:
+        _strict_loads(text)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return _escape_surrogates(_DUMPS(text))
+    return _escape_surrogates(text)
+
+
+def ensure_json_str(obj: Any) -> str:
+    """Return ``obj`` as strict JSON text. Never raises; see the module docstring for the rules."""
+    try:
+        t = type(obj)
+        if t is str:
+            return _from_str(obj)
+        if t is int:
+            try:
+                return str(obj)
+            except ValueError:
+                pass
+        elif obj is None:
+            return "null"
+        elif t is bool:
+            return "true" if obj else "false"
+        elif t is float and math.isfinite(obj):
+            return float.__repr__(obj)
+        elif isinstance(obj, str):
+            return _from_str(str.__str__(obj))
+        return _escape_surrogates(_DUMPS(to_jsonable(obj)))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:
+        log.debug("ensure_json_str: serialisation failed; falling back to {'result': text}", exc_info=True)
+        return _last_resort(obj)
+
+
+def _last_resort(obj: Any) -> str:
+    try:
+        import reprlib
+
+        text = reprlib.Repr().repr(obj)  # bounded depth and length; catches hostile __repr__
+        if type(text) is not str:  # pragma: no cover - reprlib always returns str
+            text = "<unprintable object>"
+    except Exception:  # noqa: BLE001
+        text = "<unprintable object>"
+    try:
+        return _escape_surrogates(_DUMPS({"result": text}))
+    except Exception:  # noqa: BLE001  # pragma: no cover - text is a plain str
+        return '{"result": "<unprintable object>"}'
+
+
+# --------------------------------------------------------------------------------------------
+# class-based tools
+
+
+_WRAPPED = "__dispatchguard_json_wrapped__"
+
+
+def _wrap_sync(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        return ensure_json_str(fn(*args, **kwargs))
+
+    setattr(wrapper, _WRAPPED, True)
+    return wrapper
+
+
+def _wrap_async(fn: Any) -> Any:
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> str:
+        return ensure_json_str(await fn(*args, **kwargs))
+
+    setattr(wrapper, _WRAPPED, True)
+    return wrapper
+
+
+class JsonReturningToolMixin:
+    """Mixin for class-based tools (CrewAI/LangChain style).
+
+    ``run``/``_run`` (and the async ``arun``/``_arun``) defined by a subclass are wrapped so that
+    their results pass through :func:`ensure_json_str`. Put the mixin first in the bases::
+
+        class FileWriterTool(JsonReturningToolMixin, BaseTool):
+            def _run(self, path: str, text: str) -> dict: ...
+    """
+
+    _json_methods = ("run", "_run", "arun", "_arun")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in cls._json_methods:
+            fn = cls.__dict__.get(name)
+            if fn is None or not callable(fn) or getattr(fn, _WRAPPED, False):
+                continue
+            wrapped = _wrap_async(fn) if inspect.iscoroutinefunction(fn) else _wrap_sync(fn)
+            setattr(cls, name, wrapped)

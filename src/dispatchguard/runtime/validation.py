@@ -1,0 +1,222 @@
+"""Strict validation of tool calls, and ``sanitize_args``.
+
+``validate_tool_call`` never raises: every problem comes back as ``ValidationResult(valid=False,
+error=..., kind=...)`` where ``kind`` is the dispatcher's error kind (``invalid_json``,
+``invalid_action``, ``unknown_tool``, ``invalid_args``, ``payload_too_large``, ``clarification``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dispatchguard.runtime.json_text import safe_text
+from dispatchguard.runtime.models import (
+    CLARIFICATION_ARG,
+    CLARIFICATION_NAME,
+    Clarification,
+    ToolAction,
+    ToolActionError,
+    check_action_shape,
+    decode_action,
+)
+from dispatchguard.runtime.registry import (
+    MAX_NAME_LENGTH,
+    TOOL_REGISTRY,
+    ToolRegistry,
+    ToolSpec,
+)
+from dispatchguard.runtime.schema import ArgsError
+
+__all__ = ["ValidationResult", "display_name", "sanitize_args", "validate_tool_call"]
+
+log = logging.getLogger("dispatchguard.runtime")
+_PRIMS = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """Outcome of :func:`validate_tool_call`.
+
+    ``args`` are the validated arguments with defaults injected (empty when invalid);
+    ``kind`` is ``None`` when valid, else the error kind; ``question`` is set for a clarification.
+    """
+
+    valid: bool
+    error: str | None = None
+    tool_name: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    kind: str | None = None
+    question: str | None = None
+    spec: ToolSpec | None = field(default=None, repr=False, compare=False)
+
+
+def display_name(name: Any, limit: int = 64) -> str:
+    """A tool name safe to show in messages: control characters escaped, length bounded."""
+    text = name if isinstance(name, str) else safe_text(name)
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    if not text.isprintable():
+        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+    return text
+
+
+_BIG = 1 << 64
+
+
+def _args_size_exceeds(args: dict, limit: int) -> bool:
+    """Whether ``args`` serialised as JSON would exceed ``limit`` bytes (cheap lower bound first)."""
+    total = 0
+    for k, v in args.items():
+        tv = type(v)
+        if tv is str:
+            total += len(v)
+        elif tv is list:
+            total += len(v)
+            for x in v:
+                if type(x) is str:
+                    total += len(x)
+                elif type(x) is int and not -_BIG < x < _BIG:
+                    total += x.bit_length() // 4
+        elif tv is int and not -_BIG < v < _BIG:
+            total += v.bit_length() // 4
+        if type(k) is str:
+            total += len(k)
+    if total * 8 + 32 * len(args) <= limit:  # JSON needs at most 6 bytes per character ("\\u0000")
+        return False
+    if total > limit:
+        return True
+    import json
+
+    from dispatchguard.runtime.json_text import ensure_json_str
+
+    try:
+        text = json.dumps(args, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = ensure_json_str(args)
+    return len(text.encode("utf-8", "surrogatepass")) > limit
+
+
+def _fail(kind: str, error: str, tool: str | None = None, question: str | None = None) -> ValidationResult:
+    return ValidationResult(valid=False, error=error, tool_name=tool, kind=kind, question=question)
+
+
+def validate_tool_call(
+    payload: Any,
+    registry: ToolRegistry | None = None,
+    *,
+    unknown_args: str | None = None,
+    max_bytes: int | None = None,
+) -> ValidationResult:
+    """Validate a tool call strictly against the registry; never raises.
+
+    ``payload`` is a dict (any mapping), a :class:`ToolAction`, a :class:`Clarification` or JSON
+    text (str/bytes). Rules: exactly the keys
+    ``name`` (or ``tool``) and ``args``; ``args`` an object of primitives / arrays of primitives; a
+    registered tool; every required argument present; strict types (``"5"`` is not an integer,
+    ``True`` is not an integer, ``2.5`` is not an integer, ``1`` is not a boolean; an integer is
+    accepted for a number); defaults injected; unknown arguments dropped (``unknown_args="drop"``)
+    or rejected by name (``"reject"``); JSON text and ``args`` at most ``max_bytes`` (registry
+    default: 1 MiB). Name ``"None"`` is a clarification request: invalid, ``kind="clarification"``.
+    """
+    reg = TOOL_REGISTRY if registry is None else registry
+    if not isinstance(reg, ToolRegistry):
+        return _fail("invalid_call", f"registry must be a ToolRegistry, got {type(reg).__name__}")
+    limit = reg.max_bytes if max_bytes is None else max_bytes
+    if type(limit) is not int or limit <= 0:
+        return _fail("invalid_call", f"max_bytes must be a positive int, got {display_name(limit)!r}")
+    policy = reg.unknown_args if unknown_args is None else unknown_args
+    if policy not in ("drop", "reject"):
+        return _fail("invalid_call", f"unknown_args must be 'drop' or 'reject', got {display_name(policy)!r}")
+    return _validate(payload, reg, policy == "reject", limit)
+
+
+def _validate(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> ValidationResult:
+    r = _check(payload, reg, reject, limit)
+    if type(r) is tuple:
+        spec, out = r
+        return ValidationResult(valid=True, tool_name=spec.name, args=out, spec=spec)
+    return r
+
+
+def _check(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:
+    """The validator proper: ``(spec, args)`` when valid, else a failed :class:`ValidationResult`."""
+    name: Any = None
+    try:
+        tp = type(payload)
+        sized = False  # True when the size is already bounded (JSON text within the limit)
+        if tp is str or tp is bytes or tp is bytearray:
+            payload = decode_action(payload, limit)
+            tp = type(payload)
+            sized = True
+        if tp is dict:
+            # fast path for the exact shape; anything unusual goes through check_action_shape
+            if len(payload) == 2 and type(name := payload.get("name")) is str and \
+                    type(args := payload.get("args")) is dict:
+                pass
+            else:
+                name, args = check_action_shape(payload, check_values=False)
+        elif isinstance(payload, ToolAction):
+            name, args = payload.name, payload.args
+        elif isinstance(payload, Clarification):
+            name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
+        elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
+            name, args = check_action_shape(decode_action(bytes(payload) if isinstance(payload, (bytes, bytearray))
+                                                          else str.__str__(payload), limit), check_values=False)
+            sized = True
+        else:
+            name, args = check_action_shape(payload, check_values=False)
+        spec = reg._specs.get(name) or reg.resolve(name)
+        if spec is None:
+            if name == CLARIFICATION_NAME:
+                q = args.get(CLARIFICATION_ARG)
+                question = q if isinstance(q, str) else (safe_text(q) if q is not None else "")
+                return _fail("clarification", f"the model asks for clarification: {question}",
+                             CLARIFICATION_NAME, question)
+            known = ", ".join(repr(n) for n in list(reg._specs)[:30]) or "none registered"
+            shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "..."
+            return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
+        name = spec.name  # an export name resolves to the registered name
+        if args and not sized and _args_size_exceeds(args, limit):
+            return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
+                         spec.name)
+        return spec, spec.validate(args, reject)
+    except ArgsError as exc:
+        return _fail("invalid_args", exc.message, name)
+    except ToolActionError as exc:
+        return _fail(exc.kind, exc.message, name if isinstance(name, str) else None)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:
+        log.debug("validate_tool_call: unexpected error", exc_info=True)
+        return _fail("invalid_action", f"malformed tool call: {type(exc).__name__}: {safe_text(exc)}",
+                     name if isinstance(name, str) else None)
+
+
+def sanitize_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Primitives and lists of primitives pass; tuples of primitives become lists; anything else
+    becomes ``str(value)`` (``repr`` or a placeholder if ``str`` raises). Non-string keys become
+    ``str(key)``. ``None`` gives ``{}``; a non-mapping raises ``TypeError``.
+
+    Validated arguments are already in this form (``validate_tool_call`` admits only primitives and
+    lists of primitives), so the dispatcher's sanitising step is a no-op for them; use this when
+    you build arguments outside the validator.
+    """
+    if args is None:
+        return {}
+    if not isinstance(args, Mapping):
+        raise TypeError(f"sanitize_args expects a mapping, got {type(args).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        key = k if type(k) is str else safe_text(k)
+        if v is None or isinstance(v, _PRIMS):
+            out[key] = v
+        elif isinstance(v, (list, tuple)) and all(x is None or isinstance(x, _PRIMS) for x in v):
+            out[key] = list(v)
+        else:
+            out[key] = safe_text(v)
+    return out
+
+
