@@ -73,7 +73,6 @@ class Context:
         self.scopes: list[Scope] = [Scope("module", info.name)]
         self.functions: dict[str, FunctionInfo] = {}  # key -> info, for same-module calls
         self.tool_methods: list[FunctionInfo] = []
-        self.module_classes: set[str] = set()
         self._call_rules = [m.check_call for m in checks.values() if hasattr(m, "check_call")]
         self._fn_rules = [m.check_function for m in checks.values() if hasattr(m, "check_function")]
         self._dispatcher_depth = 0
@@ -376,7 +375,6 @@ class Context:
         enclosing = self.scopes[-1]
         scope = Scope("class", node.name)
         if enclosing.kind == "module":
-            self.module_classes.add(node.name)
             prefix = f"{self.info.name}." if self.info.name else ""
             scope.is_tool = self.kind(prefix + node.name) == CLASS
         else:

@@ -193,8 +193,6 @@ class _Classifier:
                 target = ctx.functions.get(local)
                 if target is not None:
                     return self.function(target, depth + 1)
-                if local in ctx.module_classes:
-                    return f"an instance of `{local}`"
             if ctx.kind(qual) in (CLASS, PLAIN_CLASS):
                 return f"an instance of `{last}`"
             return None
