@@ -1,0 +1,51 @@
+"""Async tool execution, tool-result summaries, the bounded agent loop and model clients.
+
+See ``docs/agent.md``. Everything here is built on the runtime's dispatcher
+(:func:`dispatchguard.dispatch_tool`): validation, JSON text and error objects come from there.
+"""
+
+from __future__ import annotations
+
+from dispatchguard.agent.execute import (
+    CancelToken,
+    execute_tool,
+    execute_tools,
+    stranded_threads,
+)
+from dispatchguard.agent.llm import (
+    AsyncLLMClient,
+    LLMClient,
+    LLMConfigError,
+    LLMError,
+    OpenAICompatibleLLM,
+)
+from dispatchguard.agent.loop import (
+    LoopResult,
+    StepTrace,
+    arun_tool_loop,
+    run_tool_loop,
+)
+from dispatchguard.agent.summarize import (
+    register_summarizer,
+    summarize_tool_result,
+    unregister_summarizer,
+)
+
+__all__ = [
+    "AsyncLLMClient",
+    "CancelToken",
+    "LLMClient",
+    "LLMConfigError",
+    "LLMError",
+    "LoopResult",
+    "OpenAICompatibleLLM",
+    "StepTrace",
+    "arun_tool_loop",
+    "execute_tool",
+    "execute_tools",
+    "register_summarizer",
+    "run_tool_loop",
+    "stranded_threads",
+    "summarize_tool_result",
+    "unregister_summarizer",
+]

@@ -1,0 +1,227 @@
+"""Run tool calls from async code: timeouts, cancellation, concurrency, results in call order.
+
+:func:`execute_tool` goes through the runtime's dispatcher (validation, sanitising, JSON text, error
+objects); it adds what an agent loop needs on top:
+
+- **sync tools run in a worker thread (a daemon thread per call), async tools natively** on the
+  running event loop, so a slow tool never blocks the loop;
+- **a timeout** (12 s by default): the call then returns ``{"error", "kind": "timeout", "tool",
+  "timeout"}``. An async tool is cancelled. *A sync tool's thread cannot be killed*: Python has no
+  way to stop a thread, so it keeps running until the function returns and its result is dropped.
+  Such stranded threads are counted (:func:`stranded_threads`); while
+  :data:`MAX_STRANDED_THREADS` of them are still running, new sync calls are refused at once with
+  kind ``"overloaded"`` instead of piling up more stuck threads. Tools that talk to the network
+  should carry their own timeouts (``dispatchguard.http`` does) so they do end;
+- **cancellation** through a :class:`CancelToken`, checked before and after each tool: a call
+  cancelled before it starts never runs; one cancelled while it ran has its result replaced by
+  ``{"kind": "cancelled", "completed": true}`` so the caller stops;
+- :func:`execute_tools` runs a list of calls, consecutive calls of tools registered with
+  ``parallel_safe=True`` concurrently and the others one at a time, and returns the results in call
+  order.
+
+Like ``dispatch_tool``, these functions never raise for a bad call or a failing tool: every outcome
+is JSON text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Any
+
+__all__ = [
+    "MAX_STRANDED_THREADS",
+    "CancelToken",
+    "execute_tool",
+    "execute_tools",
+    "stranded_threads",
+]
+
+#: Sync tools still running after their timeout; at this many, new sync calls are refused.
+MAX_STRANDED_THREADS = 8
+
+_lock = threading.Lock()
+_stranded = 0
+
+
+class CancelToken:
+    """A thread-safe flag: ``cancel()`` from anywhere, checked by the executor and the loop."""
+
+    __slots__ = ("_event", "reason")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = ""
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        if not self._event.is_set():
+            self.reason = reason
+            self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def __repr__(self) -> str:
+        return f"CancelToken(cancelled={self.cancelled})"
+
+
+def stranded_threads() -> int:
+    """How many sync tools are still running after their call timed out or was abandoned."""
+    return _stranded
+
+
+def _error(message: str, kind: str, tool: str, **details: Any) -> str:
+    from dispatchguard.runtime.dispatcher import error_json
+
+    return error_json(message, kind, tool, details)
+
+
+def _tool_name(action: Any) -> str:
+    """The tool name a call asks for, without validating it (``""`` when there is none)."""
+    name = getattr(action, "name", None)
+    if name is None:
+        if isinstance(action, (str, bytes)):
+            try:
+                action = json.loads(action)
+            except ValueError:
+                return ""
+        if isinstance(action, dict):
+            name = action.get("name", action.get("tool"))
+    return name if isinstance(name, str) else ""
+
+
+def _start_thread(action: Any, registry: Any) -> Future[str]:
+    """Dispatch in a new daemon thread: a stuck tool never holds up interpreter exit (a pool's
+    workers are joined at exit) nor ``asyncio.run`` (which joins the loop's default executor)."""
+    from dispatchguard.runtime.dispatcher import dispatch_tool
+
+    future: Future[str] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():  # the wait was cancelled before we started
+            return
+        try:
+            future.set_result(dispatch_tool(action, registry=registry))
+        except BaseException as exc:  # noqa: BLE001 - dispatch_tool lets only SystemExit & co. out
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="dispatchguard-tool", daemon=True).start()
+    return future
+
+
+def _release(_future: Future[str]) -> None:
+    global _stranded
+    with _lock:
+        _stranded -= 1
+
+
+def _strand(future: Future[str]) -> None:
+    """Account for a thread we stopped waiting for (unless it never started)."""
+    global _stranded
+    if future.cancelled():
+        return
+    with _lock:
+        _stranded += 1
+    future.add_done_callback(_release)
+
+
+async def _run_sync(action: Any, registry: Any, name: str, timeout: float | None) -> str:
+    if _stranded >= MAX_STRANDED_THREADS:
+        return _error(
+            f"{_stranded} tool threads are still running after a timeout; not starting another "
+            "sync tool until one of them ends",
+            "overloaded", name, stranded=_stranded,
+        )
+    future = _start_thread(action, registry)
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+    except asyncio.TimeoutError:
+        _strand(future)
+        return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
+    except asyncio.CancelledError:
+        _strand(future)
+        raise
+
+
+async def _run_async(action: Any, registry: Any, name: str, timeout: float | None) -> str:
+    from dispatchguard.runtime.dispatcher import adispatch_tool
+
+    try:
+        return await asyncio.wait_for(adispatch_tool(action, registry=registry), timeout)
+    except asyncio.TimeoutError:
+        return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
+
+
+async def execute_tool(
+    action: Any,
+    *,
+    registry: Any = None,
+    timeout: float | None = 12.0,
+    cancel: CancelToken | None = None,
+) -> str:
+    """Dispatch one call (``ToolAction``, dict or JSON text) and return the JSON text result.
+
+    ``timeout`` is in seconds (``None``: no limit). Bad calls (unknown tool, invalid arguments) are
+    answered by the dispatcher's error object without starting a thread.
+    """
+    if timeout is not None and timeout <= 0:
+        raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+    from dispatchguard.runtime.dispatcher import TOOL_REGISTRY, dispatch_tool
+
+    registry = TOOL_REGISTRY if registry is None else registry
+    name = _tool_name(action)
+    if cancel is not None and cancel.cancelled:
+        return _error(f"cancelled before tool {name!r} ran: {cancel.reason}", "cancelled", name)
+    spec = registry.resolve(name)
+    if spec is None:  # unknown or malformed: the dispatcher writes the error object
+        result = dispatch_tool(action, registry=registry)
+    elif spec.is_async:
+        result = await _run_async(action, registry, name, timeout)
+    else:
+        result = await _run_sync(action, registry, name, timeout)
+    if cancel is not None and cancel.cancelled:
+        return _error(
+            f"cancelled while tool {name!r} ran: {cancel.reason}", "cancelled", name, completed=True
+        )
+    return result
+
+
+async def execute_tools(
+    actions: Sequence[Any],
+    *,
+    registry: Any = None,
+    timeout: float | None = 12.0,
+    cancel: CancelToken | None = None,
+) -> list[str]:
+    """Run several calls; results come back in call order.
+
+    Consecutive calls of ``parallel_safe`` tools run concurrently; any other call waits for the
+    calls before it and runs alone, so side effects keep the order the model asked for.
+    """
+    from dispatchguard.runtime.registry import TOOL_REGISTRY
+
+    registry = TOOL_REGISTRY if registry is None else registry
+    results: list[str] = []
+    batch: list[Any] = []
+
+    async def flush() -> None:
+        results.extend(
+            await asyncio.gather(
+                *(execute_tool(a, registry=registry, timeout=timeout, cancel=cancel) for a in batch)
+            )
+        )
+        batch.clear()
+
+    for action in actions:
+        spec = registry.resolve(_tool_name(action))
+        if spec is not None and spec.parallel_safe:
+            batch.append(action)
+            continue
+        await flush()
+        results.append(await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel))
+    await flush()
+    return results

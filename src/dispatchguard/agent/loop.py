@@ -1,0 +1,306 @@
+"""The bounded agent loop: the model answers, or asks for one tool call, at most ``max_steps`` times.
+
+Each step sends the conversation to the model. The system prompt lists the tools
+(``render_tool_prompt``) and asks for either a plain-text final answer or exactly one JSON object
+``{"name": ..., "args": {...}}``. Then:
+
+- **plain text** is the final answer. Tools whose results were used are cited as
+  ``[source:<tool>]`` (appended when the model did not cite them itself);
+- a reply that starts with ``{`` (optionally in a ```` ``` ```` fence) is a **tool call**: it is decoded
+  and checked by ``validate_tool_call`` (JSON, shape, tool, arguments). A clarification request
+  (name ``"None"``) ends the loop with its question. A call that is not valid JSON, does not match
+  the ``ToolAction`` schema, names an unknown tool or has invalid arguments gets **exactly one
+  correction request** naming the error; if the next reply is invalid too, the loop stops
+  (``stop_reason="invalid_output"``);
+- a valid call runs through :func:`~dispatchguard.agent.execute.execute_tool` (timeout,
+  cancellation) and its result is summarised into the history as ``Tool N [name]: summary``;
+- **the breaker**: when the same call (same tool, same arguments) has failed ``breaker_threshold``
+  times (2), the loop stops (``stop_reason="breaker"``) instead of burning steps on it;
+- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every model
+  call and every tool (``stop_reason="cancelled"``);
+- after ``max_steps`` model calls without a final answer the loop stops
+  (``stop_reason="max_steps"``) and the response lists what the tools returned.
+
+The loop never raises for model or tool failures: a model client that raises ends the loop with
+``stop_reason="llm_error"``. :class:`LoopResult` carries ``response``, ``tools_used``, ``steps``,
+``stop_reason``, the ``history`` lines and a :class:`StepTrace` per step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import string
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from dispatchguard.agent.execute import CancelToken, execute_tool
+from dispatchguard.agent.llm import acomplete
+from dispatchguard.agent.summarize import summarize_tool_result
+
+__all__ = ["SYSTEM_INSTRUCTIONS", "LoopResult", "StepTrace", "arun_tool_loop", "run_tool_loop"]
+
+log = logging.getLogger(__name__)
+
+SYSTEM_INSTRUCTIONS = """\
+Answer the user's message. At each step reply with either the final answer, in plain text, or one
+tool call as described below, and nothing else. Tool results come back as lines
+"Tool N [name]: summary". When your answer uses a tool's result, cite it as [source:<tool name>]."""
+
+LAST_STEP_NOTICE = "This is the last step: reply with the final answer in plain text, no tool call."
+
+
+@dataclass
+class StepTrace:
+    """What happened in one step (one model call)."""
+
+    step: int
+    prompt_chars: int
+    outcome: str  # answer | clarification | tool | tool_error | invalid | cancelled | llm_error
+    tool: str | None = None
+    duration: float = 0.0  # seconds, model call and tool together
+    llm_duration: float = 0.0
+    tool_duration: float = 0.0
+    detail: str | None = None
+
+
+@dataclass
+class LoopResult:
+    """The outcome of :func:`run_tool_loop`."""
+
+    response: str
+    tools_used: list[str]
+    steps: int
+    stop_reason: str  # answer | clarification | max_steps | invalid_output | breaker | cancelled | llm_error
+    trace: list[StepTrace] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _is_call(reply: str) -> bool:
+    """Whether ``reply`` is a tool call attempt (a JSON object, possibly fenced), not an answer."""
+    text = reply.strip()
+    if text.startswith("```"):
+        text = text[3:].lstrip(string.ascii_letters).lstrip()
+    return text.startswith("{")
+
+
+def _error_kind(result: str) -> str | None:
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and "error" in value and "kind" in value:
+        return str(value["kind"])
+    return None
+
+
+def _cite(text: str, sources: Sequence[str]) -> str:
+    missing = [f"[source:{name}]" for name in sources if f"[source:{name}]" not in text]
+    return f"{text}\n\nSources: {' '.join(missing)}" if missing else text
+
+
+def _correction(error: str) -> str:
+    return (
+        f"Your last reply could not be used: {error}\n"
+        "Reply again with either the final answer in plain text, or exactly one JSON object "
+        '{"name": "<tool name>", "args": {...}} calling one of the listed tools.'
+    )
+
+
+class _Run:
+    """The state of one loop run."""
+
+    def __init__(self, llm: Any, message: str, registry: Any, max_steps: int, context: Any,
+                 cancel: CancelToken | None, tool_timeout: float | None, breaker_threshold: int,
+                 summary_limit: int) -> None:
+        from dispatchguard.runtime.prompt import render_tool_prompt
+
+        self.llm = llm
+        self.registry = registry
+        self.max_steps = max_steps
+        self.cancel = cancel
+        self.tool_timeout = tool_timeout
+        self.breaker_threshold = breaker_threshold
+        self.summary_limit = summary_limit
+        system = f"{SYSTEM_INSTRUCTIONS}\n\n{render_tool_prompt(registry)}"
+        prior: list[Mapping[str, str]] = []
+        if isinstance(context, str) and context.strip():
+            system += f"\n\nContext:\n{context.strip()}"
+        elif context and not isinstance(context, str):
+            prior = [dict(m) for m in context]
+        self.messages: list[Mapping[str, str]] = [
+            {"role": "system", "content": system}, *prior, {"role": "user", "content": message}
+        ]
+        self.trace: list[StepTrace] = []
+        self.history: list[str] = []
+        self.tools_used: list[str] = []
+        self.sources: list[str] = []
+        self.failures: dict[tuple[str, str], int] = {}
+
+    def result(self, response: str, stop_reason: str) -> LoopResult:
+        return LoopResult(response, self.tools_used, len(self.trace), stop_reason, self.trace,
+                          self.history)
+
+    def cancelled(self) -> LoopResult | None:
+        if self.cancel is not None and self.cancel.cancelled:
+            return self.result(f"Cancelled: {self.cancel.reason}", "cancelled")
+        return None
+
+    async def run(self) -> LoopResult:
+        pending_error: str | None = None
+        for step in range(1, self.max_steps + 1):
+            stopped = self.cancelled()
+            if stopped:
+                return stopped
+            messages = list(self.messages)
+            if step == self.max_steps:
+                messages.append({"role": "user", "content": LAST_STEP_NOTICE})
+            trace = StepTrace(step, sum(len(m.get("content", "")) for m in messages), "answer")
+            self.trace.append(trace)
+            started = time.perf_counter()
+            try:
+                reply = await acomplete(self.llm, messages)
+            except Exception as exc:  # noqa: BLE001 - any client failure ends the run, clearly
+                reason = str(exc) or type(exc).__name__
+                log.warning("model call failed at step %d: %s", step, reason)
+                trace.outcome, trace.detail = "llm_error", reason
+                trace.duration = trace.llm_duration = time.perf_counter() - started
+                return self.result(f"Stopped: the model could not be asked ({reason}).", "llm_error")
+            trace.llm_duration = time.perf_counter() - started
+            try:
+                stopped = self.cancelled()
+                if stopped:
+                    trace.outcome = "cancelled"
+                    return stopped
+                if not _is_call(reply):
+                    return self.result(_cite(reply.strip(), self.sources), "answer")
+                outcome = await self.tool_step(reply, trace)
+            finally:
+                trace.duration = time.perf_counter() - started
+            if isinstance(outcome, LoopResult):
+                return outcome
+            if outcome is not None:  # an invalid call: one correction, then stop
+                if pending_error is not None:
+                    return self.result(
+                        "Stopped: the model's reply was not a usable answer or tool call twice in "
+                        f"a row. Last error: {outcome}",
+                        "invalid_output",
+                    )
+                self.messages += [{"role": "assistant", "content": reply},
+                                  {"role": "user", "content": _correction(outcome)}]
+            pending_error = outcome
+        response = f"I could not finish within {self.max_steps} steps."
+        if self.history:
+            response += "\n\nWhat the tools returned:\n" + "\n".join(self.history)
+        return self.result(_cite(response, self.sources), "max_steps")
+
+    async def tool_step(self, reply: str, trace: StepTrace) -> LoopResult | str | None:
+        """Validate and run one call: a final result, an error to correct, or ``None`` to go on."""
+        from dispatchguard.runtime.validation import validate_tool_call
+
+        check = validate_tool_call(reply, self.registry)  # JSON, shape, tool, arguments
+        trace.tool = check.tool_name
+        if check.kind == "clarification":
+            trace.outcome, trace.tool = "clarification", None
+            return self.result(check.question or "", "clarification")
+        if not check.valid:
+            trace.outcome, trace.detail = "invalid", check.error
+            return str(check.error)
+
+        name = check.tool_name
+        started = time.perf_counter()
+        call = {"name": name, "args": check.args}
+        result = await execute_tool(call, registry=self.registry, timeout=self.tool_timeout,
+                                    cancel=self.cancel)
+        trace.tool_duration = time.perf_counter() - started
+        stopped = self.cancelled()
+        if stopped:  # the result (if the tool ran) is dropped
+            trace.outcome, trace.detail = "cancelled", result
+            return stopped
+        kind = _error_kind(result)
+        if name not in self.tools_used:
+            self.tools_used.append(name)
+        summary = summarize_tool_result(name, result, limit=self.summary_limit)
+        self.history.append(f"Tool {len(self.history) + 1} [{name}]: {summary}")
+        self.messages += [
+            {"role": "assistant", "content": json.dumps(call, ensure_ascii=False)},
+            {"role": "user", "content": self.history[-1]},
+        ]
+        if kind is None:
+            trace.outcome = "tool"
+            if name not in self.sources:
+                self.sources.append(name)
+            return None
+        trace.outcome, trace.detail = "tool_error", summary
+        key = (name, json.dumps(check.args, sort_keys=True))
+        self.failures[key] = self.failures.get(key, 0) + 1
+        if self.failures[key] >= self.breaker_threshold:
+            return self.result(
+                f"Stopped: the same call to {name} failed {self.failures[key]} times. "
+                f"Last error: {summary}",
+                "breaker",
+            )
+        return None
+
+
+async def arun_tool_loop(
+    llm: Any,
+    message: str,
+    *,
+    registry: Any = None,
+    max_steps: int = 5,
+    context: str | Sequence[Mapping[str, str]] | None = None,
+    cancel: CancelToken | None = None,
+    tool_timeout: float | None = 12.0,
+    breaker_threshold: int = 2,
+    summary_limit: int = 900,
+) -> LoopResult:
+    """Run the loop (see the module docstring) from async code.
+
+    ``context`` is extra text for the system prompt (retrieved documents, user profile) or a list
+    of earlier ``{"role", "content"}`` messages placed before ``message``.
+    """
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+    if breaker_threshold < 1:
+        raise ValueError(f"breaker_threshold must be at least 1, got {breaker_threshold}")
+    from dispatchguard.runtime.registry import TOOL_REGISTRY
+
+    registry = TOOL_REGISTRY if registry is None else registry
+    run = _Run(llm, message, registry, max_steps, context, cancel, tool_timeout,
+               breaker_threshold, summary_limit)
+    return await run.run()
+
+
+def run_tool_loop(
+    llm: Any,
+    message: str,
+    *,
+    registry: Any = None,
+    max_steps: int = 5,
+    context: str | Sequence[Mapping[str, str]] | None = None,
+    cancel: CancelToken | None = None,
+    tool_timeout: float | None = 12.0,
+    breaker_threshold: int = 2,
+    summary_limit: int = 900,
+) -> LoopResult:
+    """Run the loop from sync code (it starts an event loop); in async code use
+    :func:`arun_tool_loop`."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("run_tool_loop() was called inside a running event loop; "
+                           "use 'await arun_tool_loop(...)' there")
+    return asyncio.run(
+        arun_tool_loop(llm, message, registry=registry, max_steps=max_steps, context=context,
+                       cancel=cancel, tool_timeout=tool_timeout,
+                       breaker_threshold=breaker_threshold, summary_limit=summary_limit)
+    )

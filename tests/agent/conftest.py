@@ -1,0 +1,123 @@
+"""Fixtures for the agent tests: a scripted OpenAI-compatible model server and a tool registry."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from dispatchguard.agent import OpenAICompatibleLLM
+from dispatchguard.agent.testing import ScriptedLLMServer
+
+
+@pytest.fixture(scope="session")
+def _scripted_server():
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_server(_scripted_server):
+    """The model server on 127.0.0.1, with an empty script and no recorded request."""
+    _scripted_server.set_script([])
+    yield _scripted_server
+    _scripted_server.set_script([])
+
+
+@pytest.fixture
+def llm(llm_server):
+    return OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
+
+
+class Calls:
+    """What the test tools saw, in order."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.log: list[tuple[str, object]] = []
+
+    def add(self, name: str, value: object) -> None:
+        with self.lock:
+            self.log.append((name, value))
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.log]
+
+
+@pytest.fixture
+def calls() -> Calls:
+    return Calls()
+
+
+@pytest.fixture
+def registry(calls):
+    from dispatchguard import ToolRegistry
+
+    reg = ToolRegistry()
+
+    @reg.tool(parallel_safe=True)
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        calls.add("add", (a, b))
+        return a + b
+
+    @reg.tool(parallel_safe=True)
+    def search(query: str) -> dict:
+        """Search the web."""
+        calls.add("search", query)
+        return {"results": [{"title": f"{query} {i}", "url": f"https://e.org/{i}"} for i in range(5)]}
+
+    @reg.tool()
+    def fail(reason: str) -> str:
+        """Always fails."""
+        calls.add("fail", reason)
+        raise RuntimeError(reason)
+
+    @reg.tool()
+    def slow_sync(seconds: float) -> str:
+        """Sleep in a thread."""
+        calls.add("slow_sync", seconds)
+        time.sleep(seconds)
+        return "slept"
+
+    @reg.tool()
+    async def slow_async(seconds: float) -> str:
+        """Sleep on the event loop."""
+        calls.add("slow_async", seconds)
+        await asyncio.sleep(seconds)
+        return "slept"
+
+    @reg.tool(parallel_safe=True)
+    async def wait_async(seconds: float, label: str) -> str:
+        """Sleep, then return the label."""
+        await asyncio.sleep(seconds)
+        calls.add("wait_async", label)
+        return label
+
+    @reg.tool(parallel_safe=True)
+    def wait_sync(seconds: float, label: str) -> str:
+        """Sleep in a thread, then return the label."""
+        time.sleep(seconds)
+        calls.add("wait_sync", label)
+        return label
+
+    @reg.tool()
+    def write(label: str) -> str:
+        """A side effect: not parallel-safe."""
+        calls.add("write", label)
+        return label
+
+    return reg
+
+
+@pytest.fixture(autouse=True)
+def _no_stranded_threads_left():
+    """Tests that time out a sync tool wait for its thread, so the next test starts clean."""
+    yield
+    from dispatchguard.agent.execute import stranded_threads
+
+    deadline = time.monotonic() + 3
+    while stranded_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)

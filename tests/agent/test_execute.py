@@ -1,0 +1,212 @@
+"""execute_tool / execute_tools: threads for sync tools, timeouts, cancellation, call order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from dispatchguard.agent import execute as execute_module
+from dispatchguard.agent.execute import (
+    CancelToken,
+    execute_tool,
+    execute_tools,
+    stranded_threads,
+)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def call(name, **args):
+    return {"name": name, "args": args}
+
+
+def test_sync_and_async_tools_return_json_text(registry):
+    assert run(execute_tool(call("add", a=2, b=3), registry=registry)) == "5"
+    assert run(execute_tool('{"name": "slow_async", "args": {"seconds": 0}}', registry=registry)) == (
+        '"slept"'
+    )
+
+
+def test_the_dispatcher_answers_bad_calls(registry, calls):
+    unknown = json.loads(run(execute_tool(call("nope"), registry=registry)))
+    assert unknown["kind"] == "unknown_tool" and unknown["tool"] == "nope"
+    invalid = json.loads(run(execute_tool(call("add", a="2", b=3), registry=registry)))
+    assert invalid["kind"] == "invalid_args"
+    garbage = json.loads(run(execute_tool("{not json", registry=registry)))
+    assert garbage["kind"] == "invalid_json"
+    assert calls.log == []
+
+
+def test_tool_errors_are_error_objects(registry):
+    failed = json.loads(run(execute_tool(call("fail", reason="boom"), registry=registry)))
+    assert failed["kind"] == "tool_error" and "boom" in failed["error"]
+
+
+def test_sync_tool_timeout_returns_a_timeout_error_and_strands_one_thread(registry):
+    started = time.perf_counter()
+    result = json.loads(run(execute_tool(call("slow_sync", seconds=0.4), registry=registry,
+                                         timeout=0.1)))
+    assert time.perf_counter() - started < 0.35
+    assert result == {"error": "tool 'slow_sync' timed out after 0.1s", "kind": "timeout",
+                      "tool": "slow_sync", "timeout": 0.1}
+    assert stranded_threads() == 1
+    deadline = time.monotonic() + 2
+    while stranded_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert stranded_threads() == 0
+
+
+def test_async_tool_timeout_cancels_the_coroutine(registry):
+    started = time.perf_counter()
+    result = json.loads(run(execute_tool(call("slow_async", seconds=5), registry=registry,
+                                         timeout=0.2)))
+    assert time.perf_counter() - started < 1
+    assert result["kind"] == "timeout" and result["tool"] == "slow_async"
+    assert stranded_threads() == 0
+
+
+def test_too_many_stranded_threads_refuse_new_sync_calls(registry, monkeypatch, calls):
+    monkeypatch.setattr(execute_module, "MAX_STRANDED_THREADS", 1)
+    first = json.loads(run(execute_tool(call("slow_sync", seconds=0.3), registry=registry,
+                                        timeout=0.05)))
+    assert first["kind"] == "timeout"
+    refused = json.loads(run(execute_tool(call("add", a=1, b=2), registry=registry)))
+    assert refused["kind"] == "overloaded" and refused["stranded"] == 1
+    # async tools do not need a thread: still served
+    assert run(execute_tool(call("slow_async", seconds=0), registry=registry)) == '"slept"'
+    time.sleep(0.4)
+    assert run(execute_tool(call("add", a=1, b=2), registry=registry)) == "3"
+    assert calls.names() == ["slow_sync", "slow_async", "add"]
+
+
+def test_abandoned_waits_count_as_stranded(registry):
+    async def abandon():
+        task = asyncio.ensure_future(execute_tool(call("slow_sync", seconds=0.2), registry=registry))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return stranded_threads()
+
+    assert run(abandon()) == 1
+    time.sleep(0.3)
+    assert stranded_threads() == 0
+
+
+def test_cancel_before_the_tool_never_runs_it(registry, calls):
+    token = CancelToken()
+    token.cancel("user left")
+    result = json.loads(run(execute_tool(call("add", a=1, b=2), registry=registry, cancel=token)))
+    assert result["kind"] == "cancelled" and "user left" in result["error"]
+    assert calls.log == []
+    assert repr(token) == "CancelToken(cancelled=True)"
+
+
+def test_cancel_while_the_tool_runs_drops_its_result(registry, calls):
+    token = CancelToken()
+
+    async def scenario():
+        asyncio.get_running_loop().call_later(0.05, token.cancel)
+        return await execute_tool(call("slow_async", seconds=0.15), registry=registry, cancel=token)
+
+    result = json.loads(run(scenario()))
+    assert result["kind"] == "cancelled" and result["completed"] is True
+    assert calls.names() == ["slow_async"]
+    token.cancel("again")  # a second cancel keeps the first reason
+    assert token.reason == "cancelled"
+
+
+def test_timeout_must_be_positive(registry):
+    with pytest.raises(ValueError, match="timeout"):
+        run(execute_tool(call("add", a=1, b=2), registry=registry, timeout=0))
+    assert run(execute_tool(call("add", a=1, b=2), registry=registry, timeout=None)) == "3"
+
+
+def test_parallel_safe_calls_run_concurrently_and_return_in_call_order(registry, calls):
+    actions = [
+        call("wait_async", seconds=0.3, label="first"),
+        call("wait_sync", seconds=0.2, label="second"),
+        call("wait_async", seconds=0.1, label="third"),
+        call("wait_sync", seconds=0.0, label="fourth"),
+    ]
+    started = time.perf_counter()
+    results = run(execute_tools(actions, registry=registry))
+    elapsed = time.perf_counter() - started
+    assert results == ['"first"', '"second"', '"third"', '"fourth"']
+    assert elapsed < 0.5  # not 0.6: they overlapped
+    # they finished in the order of their durations, not the order of the calls
+    assert [label for _, label in calls.log] == ["fourth", "third", "second", "first"]
+
+
+def test_calls_that_are_not_parallel_safe_keep_their_order(registry, calls):
+    actions = [
+        call("wait_async", seconds=0.1, label="a"),
+        call("write", label="b"),
+        call("wait_async", seconds=0.05, label="c"),
+        call("nope"),
+        call("write", label="d"),
+    ]
+    results = run(execute_tools(actions, registry=registry))
+    assert results[:3] == ['"a"', '"b"', '"c"'] and results[4] == '"d"'
+    assert json.loads(results[3])["kind"] == "unknown_tool"
+    # "b" waited for "a"; "c" ran after "b"
+    assert [label for _, label in calls.log] == ["a", "b", "c", "d"]
+
+
+def test_tool_name_is_read_from_every_call_shape():
+    from dispatchguard.agent.execute import _tool_name
+    from dispatchguard.runtime.models import ToolAction
+
+    assert _tool_name(ToolAction(name="x", args={})) == "x"
+    assert _tool_name({"tool": "y", "args": {}}) == "y"
+    assert _tool_name(b'{"name": "z", "args": {}}') == "z"
+    assert _tool_name("[1]") == "" and _tool_name({"name": 3}) == "" and _tool_name(None) == ""
+
+
+def test_a_call_that_never_started_is_not_stranded():
+    from concurrent.futures import Future
+
+    from dispatchguard.agent.execute import _strand
+
+    future = Future()
+    future.cancel()  # still queued when its wait timed out: cancelled, no thread used
+    _strand(future)
+    assert stranded_threads() == 0
+
+
+def test_a_thread_whose_wait_was_cancelled_before_it_started_does_nothing(registry, calls,
+                                                                           monkeypatch):
+    pending = []
+
+    class NotYetStarted:
+        def __init__(self, target, **kwargs):
+            self.target = target
+
+        def start(self):
+            pending.append(self.target)
+
+    monkeypatch.setattr(execute_module.threading, "Thread", NotYetStarted)
+    future = execute_module._start_thread(call("add", a=1, b=2), registry)
+    monkeypatch.undo()
+    assert future.cancel()
+    pending[0]()  # the thread finally runs
+    assert calls.log == []
+
+
+def test_system_exit_in_a_sync_tool_reaches_the_caller():
+    from dispatchguard import ToolRegistry
+
+    reg = ToolRegistry()
+
+    @reg.tool()
+    def leave() -> str:
+        """Exit."""
+        raise SystemExit(3)
+
+    with pytest.raises(SystemExit):
+        run(execute_tool(call("leave"), registry=reg))
