@@ -142,6 +142,7 @@ def test_non_idempotent_methods_are_not_retried_unless_asked(server):
     with pytest.raises(HttpStatusError) as info:
         http.request("POST", server.url_for("/post"), json={"a": 1})
     assert info.value.attempts == 1 and hits(server, "/post") == 1
+    assert http.request("POST", server.url_for("/post"), raise_for_status=False).extensions[ATTEMPTS_EXTENSION] == 1
     server.clear()
     server.expect_ordered_request("/post", method="POST").respond_with_data("", status=503)
     server.expect_ordered_request("/post", method="POST").respond_with_json({"created": True})

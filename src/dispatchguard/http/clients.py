@@ -290,10 +290,7 @@ def request(
     limit = settings.max_response_bytes if max_bytes is None else max_bytes
     attempts = 0
     try:
-        if not _may_retry(method, retry_non_idempotent):
-            attempts = 1
-            return _send_once(client, method, url, limit, raise_for_status, kw)
-        for attempt in retrying(settings):
+        for attempt in retrying(settings, allow_retry=_may_retry(method, retry_non_idempotent)):
             with attempt:
                 attempts = attempt.retry_state.attempt_number
                 response = _send_once(client, method, url, limit, raise_for_status, kw)
@@ -321,10 +318,7 @@ async def arequest(
     limit = settings.max_response_bytes if max_bytes is None else max_bytes
     attempts = 0
     try:
-        if not _may_retry(method, retry_non_idempotent):
-            attempts = 1
-            return await _asend_once(client, method, url, limit, raise_for_status, kw)
-        async for attempt in async_retrying(settings):
+        async for attempt in async_retrying(settings, allow_retry=_may_retry(method, retry_non_idempotent)):
             with attempt:
                 attempts = attempt.retry_state.attempt_number
                 response = await _asend_once(client, method, url, limit, raise_for_status, kw)

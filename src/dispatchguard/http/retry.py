@@ -94,7 +94,7 @@ def _is_retryable(exc: BaseException) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
-def _policy_kwargs(settings: HttpSettings) -> dict[str, Any]:
+def _policy_kwargs(settings: HttpSettings, allow_retry: bool) -> dict[str, Any]:
     backoff = tenacity.wait_exponential(multiplier=settings.backoff_base, max=settings.backoff_max) + tenacity.wait_random(
         0, settings.backoff_jitter
     )
@@ -117,16 +117,16 @@ def _policy_kwargs(settings: HttpSettings) -> dict[str, Any]:
     return {
         "stop": tenacity.stop_after_attempt(settings.max_attempts) | _stop_before_delay(settings.max_total_time),
         "wait": wait,
-        "retry": tenacity.retry_if_exception(_is_retryable),
+        "retry": tenacity.retry_if_exception(_is_retryable) if allow_retry else tenacity.retry_never,
         "before_sleep": log_retry,
         "reraise": True,
     }
 
 
-def retrying(settings: HttpSettings) -> tenacity.Retrying:
-    """A fresh tenacity ``Retrying`` for one call under ``settings``."""
-    return tenacity.Retrying(**_policy_kwargs(settings))
+def retrying(settings: HttpSettings, *, allow_retry: bool = True) -> tenacity.Retrying:
+    """A fresh tenacity ``Retrying`` for one call under ``settings`` (one attempt if not ``allow_retry``)."""
+    return tenacity.Retrying(**_policy_kwargs(settings, allow_retry))
 
 
-def async_retrying(settings: HttpSettings) -> tenacity.AsyncRetrying:
-    return tenacity.AsyncRetrying(**_policy_kwargs(settings))
+def async_retrying(settings: HttpSettings, *, allow_retry: bool = True) -> tenacity.AsyncRetrying:
+    return tenacity.AsyncRetrying(**_policy_kwargs(settings, allow_retry))
