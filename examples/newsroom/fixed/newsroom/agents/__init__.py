@@ -1,0 +1,1 @@
+"""Agents: they decide which tools to call; the dispatcher runs them."""

@@ -1,0 +1,1 @@
+"""Newsroom: a small CrewAI-style news agent (planner, tools, registry, dispatcher)."""

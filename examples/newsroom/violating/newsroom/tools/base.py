@@ -1,0 +1,25 @@
+"""A CrewAI-compatible tool base, so the example runs without crewai installed.
+
+Same shape as `crewai.tools.BaseTool`: `name`, `description`, `args_schema` (a pydantic model of the
+arguments), `run(**kwargs)` validating the arguments and calling `_run`. Projects on CrewAI derive
+from `crewai.tools.BaseTool` instead and need no `tool-bases` setting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class NewsTool(BaseModel):
+    name: str
+    description: str
+    args_schema: type[BaseModel]
+
+    def run(self, **kwargs: Any) -> Any:
+        arguments = self.args_schema.model_validate(kwargs)
+        return self._run(**arguments.model_dump())
+
+    def _run(self, **kwargs: Any) -> Any:
+        raise NotImplementedError

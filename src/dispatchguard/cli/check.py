@@ -1,0 +1,229 @@
+"""Check Python files for direct tool calls (DG101), tools instantiated outside the tool modules
+(DG102) and tools that return something other than JSON text (DG103).
+
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from typing import Any
+
+# Only the standard library at import time: the router imports every subcommand module to build
+# its parser, and `dispatchguard check` must never load libcst or pydantic.
+
+HELP = "check files for DG rule violations"
+
+OUTPUT_FORMATS = ("text", "json", "github", "sarif")
+_SELECTOR = re.compile(r"[A-Z]+[0-9]*")
+
+
+class UsageError(Exception):
+    """A problem with the command line, the configuration or an input file: exit 2, one line."""
+
+
+def _code_list(value: str) -> list[str]:
+    codes = [part.strip().upper() for part in value.split(",") if part.strip()]
+    for code in codes:
+        if not _SELECTOR.fullmatch(code):
+            raise argparse.ArgumentTypeError(f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)")
+    return codes
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid job count {value!r}") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("the job count must be 0 (all cores) or more")
+    return jobs
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)")
+    parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml")
+    rules = parser.add_argument_group("rule selection")
+    rules.add_argument("--select", type=_code_list, metavar="CODES", help="comma-separated codes or prefixes to enable, replacing the configured selection")
+    rules.add_argument("--extend-select", type=_code_list, metavar="CODES", help="codes or prefixes to enable in addition to the selection")
+    rules.add_argument("--ignore", type=_code_list, metavar="CODES", help="codes or prefixes to disable, in addition to the configured ones")
+    rules.add_argument("--strict", action="store_true", default=None, help="DG103: also flag returned values of unknown origin")
+    out = parser.add_argument_group("output")
+    out.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="text (default), json (ruff's fields), github (Actions annotations) or sarif (2.1.0)")
+    out.add_argument("--statistics", action="store_true", help="show the number of findings per code instead of the findings")
+    out.add_argument("--show-suppressed", action="store_true", help="text output: also list findings silenced by # noqa or the baseline, marked as such")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    run = parser.add_argument_group("execution")
+    run.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="parallel worker processes (default: all cores; 1 runs in this process)")
+    run.add_argument("--no-cache", action="store_true", help="do not read or write the per-file result cache")
+    run.add_argument("--cache-dir", metavar="DIR", help="where the result cache lives (default: .dispatchguard_cache in the project root)")
+    base = parser.add_argument_group("baseline").add_mutually_exclusive_group()
+    base.add_argument("--baseline", metavar="FILE", help="report only findings that are not recorded in FILE")
+    base.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except UsageError as exc:
+        _error(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`dispatchguard check | head`): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a one-line exit 2
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        _error(f"internal error ({detail}); please report it with the command you ran")
+        return 2
+
+
+def _error(message: str) -> None:
+    print(f"dispatchguard: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from dispatchguard.cli import baseline as baseline_mod
+    from dispatchguard.cli.output import Context, render
+
+    if args.statistics and args.output_format not in ("text", "json"):
+        raise UsageError(f"--statistics works with the text and json formats, not {args.output_format}")
+    for path in args.paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or directory")
+    baseline_known = None
+    if args.baseline:
+        try:
+            baseline_known = baseline_mod.load(args.baseline)
+        except baseline_mod.BaselineError as exc:
+            raise UsageError(str(exc)) from None
+
+    from dispatchguard import lint
+
+    config = _effective_config(lint, args)
+    progress = _Progress() if sys.stderr.isatty() else None
+    try:
+        report = lint.check_paths(
+            args.paths,
+            config,
+            jobs=args.jobs or None,
+            use_cache=not args.no_cache,
+            cache_dir=args.cache_dir,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
+    findings = list(report.findings)
+
+    if args.write_baseline:
+        try:
+            count = baseline_mod.write(args.write_baseline, findings)
+        except baseline_mod.BaselineError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"Wrote {count} finding(s) to the baseline {args.write_baseline}.", file=sys.stderr)
+        return 0
+
+    baselined: frozenset[int] = frozenset()
+    if baseline_known is not None:
+        baselined = frozenset(baseline_mod.match(findings, args.baseline, baseline_known))
+
+    from dispatchguard import __version__
+
+    context = Context(
+        rules=lint.RULES,
+        cwd=os.getcwd(),
+        baselined=baselined,
+        show_suppressed=args.show_suppressed,
+        version=__version__,
+    )
+    if args.statistics:
+        from dispatchguard.cli.output import json_format, text
+
+        module = json_format if args.output_format == "json" else text
+        output = module.render_statistics(findings, context)
+    else:
+        output = render(args.output_format, findings, context)
+    sys.stdout.write(output)
+    sys.stdout.flush()
+
+    reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
+    if args.output_format == "text":
+        print(_summary(reported, len(findings) - reported, report.files_checked), file=sys.stderr)
+    return 1 if reported and not args.exit_zero else 0
+
+
+def _effective_config(lint: Any, args: argparse.Namespace) -> Any:
+    import dataclasses
+
+    try:
+        config = lint.load_config(args.paths, config_file=args.config)
+    except lint.ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the configuration: {exc}") from None
+    given: dict[str, tuple[str, ...]] = {}
+    for option in ("select", "extend_select", "ignore"):
+        if getattr(args, option) is None:
+            continue
+        codes = tuple(dict.fromkeys("" if code == "ALL" else code for code in getattr(args, option)))
+        for code in codes:
+            if not any(known.startswith(code) for known in lint.RULES):
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})")
+        given[option] = codes
+    # --select replaces the configured selection; --extend-select and --ignore add to theirs.
+    changes: dict[str, Any] = {}
+    if "select" in given:
+        changes["select"] = given["select"]
+    for option in ("extend_select", "ignore"):
+        if given.get(option):
+            changes[option] = tuple(dict.fromkeys((*getattr(config, option), *given[option])))
+    if args.strict:
+        changes["strict"] = True
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def _summary(reported: int, hidden: int, files: int) -> str:
+    files_text = f"{files} file{'s' if files != 1 else ''}"
+    if reported == 0:
+        text = f"All checks passed ({files_text} checked)."
+    else:
+        text = f"Found {reported} finding{'s' if reported != 1 else ''} in {files_text}."
+    if hidden:
+        text += f" {hidden} silenced by # noqa or the baseline."
+    return text
+
+
+class _Progress:
+    """`checked 340/1200 files` on stderr, shown only once a run is long (many files or > 1 s)."""
+
+    def __init__(self, min_files: int = 200, min_seconds: float = 1.0) -> None:
+        self.start = time.monotonic()
+        self.min_files = min_files
+        self.min_seconds = min_seconds
+        self.shown = False
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self.shown and total <= self.min_files and now - self.start < self.min_seconds:
+            return
+        if self.shown and now - self.last < 0.1 and done < total:
+            return
+        self.shown, self.last = True, now
+        sys.stderr.write(f"\rdispatchguard: checked {done}/{total} files")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()

@@ -1,0 +1,91 @@
+"""SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers).
+
+One run; ``tool.driver.rules`` lists every rule from ``RULES`` (id, name, short and full
+description, help URI), each result points at its rule by id and index. Findings silenced by
+``# noqa`` are listed with ``suppressions: [{"kind": "inSource"}]``, findings matched by a
+``--baseline`` file with ``{"kind": "external"}``, so a viewer shows them as suppressed rather than
+losing them. Artifact URIs are relative to ``%SRCROOT%`` (the current directory), which the run
+declares in ``originalUriBaseIds``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from dispatchguard.cli.output import PROJECT_URL, Context, rule_url
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rule_descriptor(code: str, rule: Any) -> dict[str, Any]:
+    summary = getattr(rule, "SUMMARY", "") or getattr(rule, "MESSAGE", "") or code
+    return {
+        "id": code,
+        "name": getattr(rule, "NAME", code),
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": getattr(rule, "MESSAGE", "") or summary},
+        "helpUri": rule_url(code),
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _uri(path: str) -> dict[str, Any]:
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(Path(path).as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def render(findings: Sequence[Any], context: Context) -> str:
+    codes = sorted(set(context.rules) | {f.code for f in findings})
+    index = {code: i for i, code in enumerate(codes)}
+    results = []
+    for finding in findings:
+        result: dict[str, Any] = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": "error",
+            "message": {"text": finding.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": _uri(finding.path),
+                        "region": {
+                            "startLine": finding.line,
+                            "startColumn": finding.col,
+                            "endLine": finding.end_line,
+                            "endColumn": finding.end_col,
+                        },
+                    }
+                }
+            ],
+        }
+        if finding.suppressed:
+            result["suppressions"] = [{"kind": "inSource"}]
+        elif id(finding) in context.baselined:
+            result["suppressions"] = [{"kind": "external", "justification": "listed in the baseline file"}]
+        results.append(result)
+    log = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "dispatchguard",
+                        "version": context.version or "0",
+                        "informationUri": PROJECT_URL,
+                        "rules": [_rule_descriptor(code, context.rules.get(code)) for code in codes],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(context.cwd).as_uri() + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

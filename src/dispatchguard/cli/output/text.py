@@ -1,0 +1,44 @@
+"""``path:line:col: CODE message``, one finding per line, in the core's sorted order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dispatchguard.cli.output import Context, is_hidden
+
+
+def format_finding(finding: Any) -> str:
+    return f"{finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.message}"
+
+
+def render(findings: Sequence[Any], context: Context) -> str:
+    lines = []
+    for finding in findings:
+        if finding.suppressed:
+            if context.show_suppressed:
+                lines.append(format_finding(finding) + "  [noqa]")
+        elif id(finding) in context.baselined:
+            if context.show_suppressed:
+                lines.append(format_finding(finding) + "  [baseline]")
+        else:
+            lines.append(format_finding(finding))
+    return "".join(line + "\n" for line in lines)
+
+
+def render_statistics(findings: Sequence[Any], context: Context) -> str:
+    """One row per code with a count, most frequent first (ruff's `--statistics` layout)."""
+    rows = []
+    for code, count in count_by_code(findings, context):
+        rule = context.rules.get(code)
+        name = getattr(rule, "NAME", "")
+        rows.append(f"{count:>5}\t{code}\t{name}".rstrip())
+    return "".join(row + "\n" for row in rows)
+
+
+def count_by_code(findings: Sequence[Any], context: Context) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for finding in findings:
+        if not is_hidden(finding, context):
+            counts[finding.code] = counts.get(finding.code, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
