@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import hypothesmith
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dispatchguard.lint import LintConfig
@@ -13,6 +14,7 @@ from dispatchguard.lint.engine import check_source
 STRICT = LintConfig(strict=True)
 
 
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_valid_code_never_crashes(source: str) -> None:

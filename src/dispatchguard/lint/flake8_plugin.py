@@ -11,7 +11,6 @@ configuration's ``select``/``ignore``/``per-file-ignores`` and the file-level
 from __future__ import annotations
 
 import ast
-import gc
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,13 +40,7 @@ def project_for(config: LintConfig) -> Project:
     key = (str(config.root), config.fingerprint())
     project = _PROJECTS.get(key)
     if project is None:
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            project = build_project(config)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        project = build_project(config)
         _PROJECTS[key] = project
     return project
 

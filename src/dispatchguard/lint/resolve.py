@@ -260,7 +260,14 @@ class Resolver:
                     continue
                 seen.add(id(info))
                 prefix = f"{info.name}." if info.name else ""
-                for name in (*info.defs, *info.imports):
+                for name, descs in info.defs.items():
+                    # undecorated functions and classes without bases are never tool-related
+                    if any(d[1] for d in descs if d[0] in ("def", "class")) or any(
+                        d[0] not in ("def", "class") for d in descs
+                    ):
+                        if self.kind(prefix + name) in TOOL_KINDS:
+                            words.add(name)
+                for name in info.imports:
                     if self.kind(prefix + name) in TOOL_KINDS:
                         words.add(name)
             self._words = frozenset(w for w in words if w)
