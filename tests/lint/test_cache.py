@@ -145,3 +145,22 @@ def test_concurrent_runs_do_not_corrupt_the_cache(project: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(4)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
     assert [f.code for f in check_paths([project], LintConfig(root=project)).findings] == ["DG101"]
+
+
+def test_deleted_files_leave_the_cache(project: Path) -> None:
+    config = LintConfig(root=project)
+    check_paths([project], config, jobs=1)
+    (project / "proj" / "other0.py").unlink()
+    check_paths([project], config, jobs=1)
+    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    assert not any(key.endswith("other0.py") for key in json.loads(cache_file.read_text())["files"])
+
+
+def test_dispatchers_match_package_and_root_relative_module_names(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "runner.py").write_text("def go(x):\n    return x._run()\n")
+    for name in ("app.runner.go", "runner.go", "go"):
+        config = LintConfig(root=tmp_path, dispatchers=(name,))
+        assert check_paths([tmp_path], config).findings == [], name  # no __init__.py: `runner` or `app.runner`
+    config = LintConfig(root=tmp_path, dispatchers=("other.runner.go",))
+    assert [f.code for f in check_paths([tmp_path], config).findings] == ["DG101"]

@@ -362,8 +362,11 @@ class Context:
     def _is_dispatcher(self, qualname: str) -> bool:
         if not self.dispatchers:
             return False
-        full = f"{self.info.name}.{qualname}" if self.info.name else qualname
-        return any(full == d or full.endswith("." + d) for d in self.dispatchers)
+        for module in (self.info.name, *self.info.aliases):
+            full = f"{module}.{qualname}" if module else qualname
+            if any(full == d or full.endswith("." + d) for d in self.dispatchers):
+                return True
+        return False
 
     def _class(self, node: ast.ClassDef) -> None:
         for decorator in node.decorator_list:

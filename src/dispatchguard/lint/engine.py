@@ -344,7 +344,14 @@ class ResultCache:
         self.entries[key] = entry
         self.dirty = True
 
-    def save(self) -> None:
+    def save(self, keep: Iterable[str] | None = None) -> None:
+        """Write the cache (``keep``: the files of the project; entries of other files are dropped)."""
+        if keep is not None:
+            wanted = set(keep)
+            stale = [key for key in self.entries if key not in wanted]
+            for key in stale:
+                del self.entries[key]
+            self.dirty = self.dirty or bool(stale)
         if not self.dirty:
             return
         directory = self.file.parent
@@ -423,7 +430,8 @@ def _check_one(
         if hashlib.blake2b(data, digest_size=16).hexdigest() != digest:  # changed since phase 1
             tree = None
     findings, deps, gate = project.check(file, data, tree, project.infos.get(file.key))
-    return {"x": findings, "d": deps, "g": gate}
+    info = project.infos.get(file.key)
+    return {"x": findings, "d": deps, "g": gate, "m": info.name if info is not None else None}
 
 
 def _chunks(items: list[Any], jobs: int) -> list[list[Any]]:
@@ -502,11 +510,13 @@ def _check_paths(
             run.tick()
             continue
         cached = entry.get("f")
-        if isinstance(cached, dict) and _findings_valid(project, cached, digest):
+        info = project.infos.get(key)
+        module = info.name if info is not None else None
+        if isinstance(cached, dict) and cached.get("m") == module and _findings_valid(project, cached, digest):
             results[key] = cached["x"]
             run.tick()
         elif key in run.gates and not project.gate_passes(*run.gates[key]):
-            run.store(results, key, {"x": [], "d": None, "g": digest})
+            run.store(results, key, {"x": [], "d": None, "g": digest, "m": module})
             run.tick()
         else:
             todo.append(key)
@@ -531,7 +541,7 @@ def _check_paths(
             run.store(results, key, _check_one(project, run.files[key], data, tree, run.entries[key]["h"]))
             run.tick()
     if use_cache:
-        run.cache.save()
+        run.cache.save(keep=run.files)
 
     cwd = Path.cwd()
     findings = []
@@ -549,7 +559,7 @@ def build_project(config: LintConfig, *, use_cache: bool = True) -> Project:
     with quiet_parsing():
         run.index()
     if use_cache:
-        run.cache.save()
+        run.cache.save(keep=run.files)
     return run.project
 
 

@@ -34,10 +34,11 @@ _MAX_DEPTH = 60
 
 
 class ModuleInfo:
-    __slots__ = ("name", "is_package", "imports", "defs")
+    __slots__ = ("name", "aliases", "is_package", "imports", "defs")
 
-    def __init__(self, name: str, is_package: bool, summary: dict[str, Any]) -> None:
+    def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
+        self.aliases = aliases
         self.is_package = is_package
         self.imports: dict[str, str] = summary["imports"]
         self.defs: dict[str, list] = summary["defs"]
@@ -67,7 +68,8 @@ class Resolver:
         self, name: str, aliases: Iterable[str], is_package: bool, summary: dict[str, Any], *, replace: bool = False
     ) -> ModuleInfo:
         """Add a module; a primary name taken already wins over a later one unless ``replace``."""
-        info = ModuleInfo(name, is_package, summary)
+        aliases = tuple(aliases)
+        info = ModuleInfo(name, is_package, summary, aliases)
         if replace or name not in self.modules or name in self._aliases:
             self.modules[name] = info
             self._aliases.discard(name)
