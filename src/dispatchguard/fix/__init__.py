@@ -1,0 +1,20 @@
+"""libcst autofixes for the DG rules (used by ``dispatchguard fix`` and ``check --fix`` only;
+the checker and the flake8 plugin never import this package).
+
+One module per fixable rule (:mod:`.dg101`, :mod:`.dg103`), each documenting its fix safety;
+:mod:`.engine` runs the checker, applies the fixes and writes the files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["AppliedFix", "FixReport", "SkippedFix", "apply_fixes", "fix_source"]
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: importing the package does not load libcst
+    if name in __all__:
+        from dispatchguard.fix import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module 'dispatchguard.fix' has no attribute {name!r}")

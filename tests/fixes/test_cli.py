@@ -1,0 +1,190 @@
+"""`dispatchguard fix` end to end: exit codes, --diff, --select/--ignore, encodings, errors."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.cli import main as cli
+
+TOOLS = '''\
+from crewai.tools import BaseTool
+
+
+class KpiTool(BaseTool):
+    name: str = "KPI"
+    description: str = "Track a KPI."
+
+    def _run(self, current: float, target: float) -> str:
+        return {"ratio": current / target}
+'''
+
+AGENT = '''\
+from app.tools import KpiTool
+
+
+def track(tool: KpiTool) -> str:
+    return tool.run(current=1, target=2)
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\n")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__init__.py").write_text("")
+    (app / "tools.py").write_text(TOOLS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys, *argv: str):
+    code = cli.main(["fix", "--no-cache", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_fix_then_nothing_to_do(project, capsys):
+    code, out, err = run(capsys, "app")
+    assert code == 1 and "DG103 fixed" not in out  # every fix is unsafe: nothing without the flag
+    assert "[not fixed: unsafe fix available (wrap the returned value in ensure_json_str(...)); use --unsafe-fixes]" in out
+    assert "Nothing to fix. 1 finding remains. 1 more fixable with --unsafe-fixes." in err
+
+    code, out, err = run(capsys, "--unsafe-fixes", "app")
+    assert code == 1
+    assert "app/tools.py:9:16: DG103 fixed: wrap the returned value in ensure_json_str(...)" in out
+    assert "Fixed 1 finding in 1 file." in err
+    text = (project / "app" / "tools.py").read_text()
+    assert 'return ensure_json_str({"ratio": current / target})' in text
+    assert "from dispatchguard import ensure_json_str" in text
+
+    code, out, err = run(capsys, "--unsafe-fixes", "app")
+    assert code == 0, out + err
+    assert out == "" and "Nothing to fix." in err
+    assert run(capsys, "app")[0] == 0
+
+
+def test_remaining_findings_fail_and_say_why(project, capsys):
+    (project / "app" / "agent.py").write_text(AGENT)
+    code, out, err = run(capsys, "app")
+    assert code == 1
+    assert "app/agent.py:5:12: DG101" in out
+    assert "[not fixed: unsafe fix available" in out and "--unsafe-fixes" in out
+    assert "2 more fixable with --unsafe-fixes." in err
+
+    code, out, err = run(capsys, "--unsafe-fixes", "app")
+    assert code == 1
+    assert 'return dispatch_tool(ToolAction(name="KPI", args={"current": 1, "target": 2}))' in (
+        project / "app" / "agent.py"
+    ).read_text()
+    assert run(capsys, "app")[0] == 0
+
+
+def test_quiet_prints_only_remaining(project, capsys):
+    (project / "app" / "agent.py").write_text(AGENT)
+    code, out, _ = run(capsys, "-q", "app")
+    assert code == 1
+    assert "fixed:" not in out and "not fixed" not in out
+    assert out.strip().startswith("app/agent.py:5:12: DG101")
+
+
+def test_diff_writes_nothing(project, capsys):
+    before = (project / "app" / "tools.py").read_bytes()
+    code, out, err = run(capsys, "--diff", "--unsafe-fixes", "app")
+    assert code == 1
+    assert out.startswith("--- a/app/tools.py\n+++ b/app/tools.py\n")
+    assert '+        return ensure_json_str({"ratio": current / target})' in out
+    assert "Would fix 1 finding in 1 file." in err
+    assert (project / "app" / "tools.py").read_bytes() == before
+
+
+def test_select_and_ignore(project, capsys):
+    (project / "app" / "agent.py").write_text(AGENT)
+    code, out, _ = run(capsys, "--unsafe-fixes", "--select", "DG101", "app")
+    assert code == 1 and "DG101 fixed" in out and "DG103" not in out
+    assert "ensure_json_str" not in (project / "app" / "tools.py").read_text()
+    code, out, _ = run(capsys, "--unsafe-fixes", "--ignore", "DG101", "app")
+    assert code == 1 and "DG103 fixed" in out
+    assert run(capsys, "--ignore", "DG1", "app")[0] == 0
+    assert run(capsys, "--select", "ALL", "--ignore", "DG1", "app")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--select", "XX9"], "unknown rule code or prefix 'XX9'"),
+        (["missing_dir"], "missing_dir: no such file or directory"),
+    ],
+)
+def test_usage_errors(project, capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err
+
+
+def test_bad_selector_syntax(project, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["fix", "--select", "dg-1", "app"])
+    assert exc.value.code == 2
+
+
+def test_broken_config_is_exit_2(project, capsys):
+    (project / "pyproject.toml").write_text("[tool.dispatchguard]\nselect = 3\n")
+    code, _, err = run(capsys, "app")
+    assert code == 2 and "pyproject.toml" in err
+
+
+def test_internal_error_is_one_line(project, capsys, monkeypatch):
+    from dispatchguard.fix import engine
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(engine, "apply_fixes", boom)
+    code, _, err = run(capsys, "app")
+    assert code == 2 and "internal error (RuntimeError: kaput)" in err and "Traceback" not in err
+
+
+def test_encoding_cookie_and_non_ascii_are_kept(project, capsys):
+    source = '# -*- coding: latin-1 -*-\n' + TOOLS.replace('"Track a KPI."', '"Suivi des indicateurs clés."')
+    path = project / "app" / "tools.py"
+    path.write_bytes(source.encode("latin-1"))
+    code, _, err = run(capsys, "--unsafe-fixes", "app")
+    assert code == 1, err
+    data = path.read_bytes()
+    assert "clés".encode("latin-1") in data and "clés".encode() not in data
+    assert "ensure_json_str(" in data.decode("latin-1")
+    ast.parse(data)
+
+
+def test_check_paths_see_whole_project_for_names(project, capsys):
+    """The registered name comes from a registry in a file that is not being fixed."""
+    (project / "app" / "tool_registry.py").write_text(
+        "from app.tools import KpiTool\n\nREGISTRY = {'kpi-tracker': KpiTool()}\n"
+    )
+    (project / "app" / "agent.py").write_text(AGENT)
+    code, out, _ = run(capsys, "--unsafe-fixes", "--select", "DG101", "app/agent.py")
+    assert code == 1, out
+    assert 'ToolAction(name="kpi-tracker"' in (project / "app" / "agent.py").read_text()
+
+
+def test_real_command(project):
+    exe = Path(sys.executable).with_name("dispatchguard")
+    proc = subprocess.run([str(exe), "fix", "--diff", "--unsafe-fixes", "."], cwd=project, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "+from dispatchguard import ensure_json_str" in proc.stdout
+
+
+def test_router_does_not_load_libcst_or_coverage():
+    """Building the parser imports every subcommand module: fix and coverage must stay light (coverage itself may be loaded by a measuring parent)."""
+    code = (
+        "import sys; from dispatchguard.cli import main; main.build_parser(); "
+        "heavy = [m for m in ('libcst', 'dispatchguard.coverage_gate', 'dispatchguard.fix.engine') "
+        "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

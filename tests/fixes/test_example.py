@@ -1,0 +1,65 @@
+"""The fixer on a copy of the bundled example's violating twin."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.fix import apply_fixes
+from dispatchguard.lint import load_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "newsroom" / "violating"
+
+
+@pytest.fixture
+def example(tmp_path: Path, monkeypatch) -> Path:
+    if not EXAMPLE.is_dir():
+        pytest.skip("examples/newsroom/violating is not there")
+    copy = tmp_path / "violating"
+    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+    monkeypatch.chdir(copy)
+    return copy
+
+
+def run(**kwargs):
+    return apply_fixes(["."], load_config(["."]), use_cache=False, **kwargs)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def test_without_unsafe_fixes_nothing_changes(example):
+    before = snapshot(example)
+    report = run()
+    assert report.applied == [] and report.changed_files == []
+    assert {s.kind for s in report.skipped} == {"unsafe", "unfixable"}
+    assert report.exit_code == 1  # findings remain
+    assert snapshot(example) == before
+
+
+def test_unsafe_fixes_leave_only_what_has_no_fix(example):
+    report = run(unsafe=True)
+    assert report.applied
+    remaining = {f.code for f in report.remaining}
+    assert "DG103" not in remaining
+    assert remaining <= {"DG101", "DG102"}
+    reasons = {s.code: s.reason for s in report.skipped}
+    assert "DG102" in reasons and "tool module" in reasons["DG102"]
+    for path, data in snapshot(example).items():
+        ast.parse(data, filename=path)
+    # idempotent
+    before = snapshot(example)
+    again = run(unsafe=True)
+    assert again.applied == [] and again.changed_files == []
+    assert snapshot(example) == before
+
+
+def test_diff_on_the_example_writes_nothing(example):
+    before = snapshot(example)
+    report = run(unsafe=True, diff=True)
+    assert report.diff.count("+++ b/") == len(report.changed_files) >= 5
+    assert snapshot(example) == before

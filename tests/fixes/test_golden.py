@@ -1,0 +1,87 @@
+"""Golden tests: each ``golden/<case>.py`` is fixed in a throw-away project and compared byte for
+byte with ``golden/<case>.expected.py``. Every DG101/DG103 fix is unsafe, so the cases run with
+``--unsafe-fixes``; without it nothing changes.
+
+Regenerate the expected files after a deliberate change with ``DG_UPDATE_GOLDEN=1`` (then review
+the diff).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.fix import apply_fixes
+from dispatchguard.lint import load_config
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(p for p in GOLDEN.glob("*.py") if not p.name.endswith(".expected.py"))
+PYPROJECT = """\
+[tool.dispatchguard]
+tool-modules = ["tools/**"]
+"""
+
+
+def make_project(tmp_path: Path, case: Path) -> Path:
+    project = tmp_path / "project"
+    (project / "app").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(PYPROJECT)
+    target = project / "app" / case.name
+    shutil.copyfile(case, target)
+    return target
+
+
+def fix(target: Path, **kwargs):
+    config = load_config([str(target)])
+    return apply_fixes([str(target)], config, use_cache=False, **kwargs)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_golden(case: Path, tmp_path: Path):
+    unsafe = True
+    expected_path = case.with_name(case.stem + ".expected.py")
+    target = make_project(tmp_path, case)
+    os.chmod(target, 0o640)
+
+    report = fix(target, unsafe=unsafe)
+    result = target.read_bytes()
+    if os.environ.get("DG_UPDATE_GOLDEN"):
+        expected_path.write_bytes(result)
+    assert expected_path.exists(), f"missing {expected_path.name}; run with DG_UPDATE_GOLDEN=1"
+    assert result == expected_path.read_bytes()
+
+    assert report.applied, "a golden case should exercise at least one fix"
+    ast.parse(result)  # the fixed file parses
+    original = case.read_bytes()
+    assert (b"\r\n" in result) == (b"\r\n" in original)  # newline style kept
+    if b"\r\n" in original:
+        assert result.count(b"\n") == result.count(b"\r\n")  # added lines use CRLF too
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # permissions kept
+
+    # idempotent: a second run changes nothing
+    again = fix(target, unsafe=unsafe)
+    assert again.changed_files == [] and again.applied == []
+    assert target.read_bytes() == result
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_golden_diff_writes_nothing(case: Path, tmp_path: Path):
+    target = make_project(tmp_path, case)
+    before = target.read_bytes()
+    report = fix(target, unsafe=True, diff=True)
+    assert target.read_bytes() == before
+    assert report.diff.startswith(f"--- a/{report.changed_files[0]}")
+    assert report.exit_code == 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_golden_without_unsafe_fixes_changes_nothing(case: Path, tmp_path: Path):
+    target = make_project(tmp_path, case)
+    report = fix(target)
+    assert target.read_bytes() == case.read_bytes()
+    assert report.applied == [] and report.unsafe_available > 0 and report.exit_code == 1

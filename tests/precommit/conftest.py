@@ -1,0 +1,105 @@
+"""Fixtures for the real-pre-commit tests: a committed copy of this repository (the hook repo), a
+session-wide PRE_COMMIT_HOME (hook environments are built once per session), and throw-away git
+repositories holding the example project."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "newsroom"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return proc.stdout
+
+
+def init_repo(path: Path) -> None:
+    git(path, "init", "-q")
+    git(path, "config", "user.email", "tests@example.com")
+    git(path, "config", "user.name", "tests")
+    git(path, "config", "commit.gpgsign", "false")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """No outer coverage/pytest-cov settings (the hook environments must not try to measure)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("COV_CORE_", "COVERAGE_", "PRE_COMMIT", "GIT_")) and k != "PYTHONPATH"
+    }
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory) -> Path:
+    """This repository's current working tree (tracked and untracked, minus ignored files),
+    committed in a fresh repository: try-repo then installs exactly what is on disk, without
+    depending on what is committed here or on a shadow commit."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path_factory.mktemp("hook-repo")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True,
+    ).stdout.split(b"\0")
+    for raw in listed:
+        if not raw:
+            continue
+        rel = raw.decode()
+        src = ROOT / rel
+        if not src.is_file():  # deleted in the working tree
+            continue
+        dst = repo / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    init_repo(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "snapshot of the working tree")
+    return repo
+
+
+@pytest.fixture
+def example_repo(tmp_path: Path):
+    """``example_repo("violating" | "fixed")``: a git repository holding a copy of that twin
+    (files staged, as pre-commit sees them before a commit)."""
+
+    def make(twin: str) -> Path:
+        repo = tmp_path / twin
+        shutil.copytree(EXAMPLE / twin, repo, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+        init_repo(repo)
+        git(repo, "add", "-A")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def pre_commit(pre_commit_home: Path):
+    """Run ``pre-commit <args>`` in ``cwd`` with the session's PRE_COMMIT_HOME."""
+
+    def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", *args],
+            cwd=cwd,
+            env=clean_env(PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never"),
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+
+    return run

@@ -1,0 +1,64 @@
+"""The hook manifest, the sample config and the README agree."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml  # pre-commit's own dependency
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / ".pre-commit-hooks.yaml"
+SAMPLE = ROOT / "hooks" / "sample-pre-commit-config.yaml"
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+
+
+def hooks() -> list[dict]:
+    return yaml.safe_load(MANIFEST.read_text())
+
+
+def test_manifest_is_valid_for_pre_commit():
+    proc = subprocess.run([*PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_sample_config_is_valid_and_uses_every_hook():
+    proc = subprocess.run([*PRE_COMMIT, "validate-config", str(SAMPLE)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = yaml.safe_load(SAMPLE.read_text())
+    used = {hook["id"] for repo in config["repos"] for hook in repo["hooks"] if repo["repo"] != "local"}
+    assert used == {hook["id"] for hook in hooks()}
+
+
+def test_hook_definitions():
+    by_id = {hook["id"]: hook for hook in hooks()}
+    assert {"dispatchguard", "dispatchguard-fix", "dispatchguard-coverage"} <= set(by_id)
+    for hook in by_id.values():
+        assert hook["language"] == "python"
+        assert hook["types"] == ["python"]
+        assert hook["require_serial"] is True
+        assert hook["entry"].split()[0] == "dispatchguard"
+    assert by_id["dispatchguard"]["entry"] == "dispatchguard check"
+    assert by_id["dispatchguard-fix"]["entry"] == "dispatchguard fix"
+    assert by_id["dispatchguard-fix"]["args"] == ["--unsafe-fixes"]  # every fix is unsafe; changes are reviewed
+    coverage = by_id["dispatchguard-coverage"]
+    assert coverage["entry"] == "dispatchguard coverage"
+    assert coverage["stages"] == ["pre-push"]
+    assert coverage["pass_filenames"] is False and coverage["always_run"] is True
+
+
+def test_readme_lists_every_hook_id():
+    readme = (ROOT / "README.md").read_text()
+    section = re.search(r"^## pre-commit hooks\n(.*?)(?=^## |\Z)", readme, re.DOTALL | re.MULTILINE)
+    assert section, "README.md has no '## pre-commit hooks' section"
+    listed = set(re.findall(r"`([a-z0-9-]+)`", section.group(1)))
+    missing = {hook["id"] for hook in hooks()} - listed
+    assert not missing, f"README.md's pre-commit section does not list {sorted(missing)}"
+
+
+def test_docs_page_lists_every_hook_id():
+    page = (ROOT / "docs" / "pre-commit.md").read_text()
+    for hook in hooks():
+        assert f"`{hook['id']}`" in page or f"id: {hook['id']}" in page

@@ -1,0 +1,114 @@
+"""The hooks under the real pre-commit (`pre-commit try-repo`), on throw-away repositories holding
+the example project. Slow: the first test builds the hook environment (pip install from PyPI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def clean_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_")) and k != "PYTHONPATH"}
+
+pytestmark = pytest.mark.slow
+
+
+def output(proc: subprocess.CompletedProcess[str]) -> str:
+    return proc.stdout + proc.stderr
+
+
+def test_check_hook_fails_on_violations_and_passes_on_fixed(hook_repo, example_repo, pre_commit):
+    violating = example_repo("violating")
+    proc = pre_commit(violating, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    text = output(proc)
+    for code in ("DG101", "DG102", "DG103"):
+        assert code in text
+
+    fixed = example_repo("fixed")
+    proc = pre_commit(fixed, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 0, output(proc)
+    assert "Passed" in proc.stdout
+
+
+def test_check_hook_on_one_staged_file_uses_the_whole_project(hook_repo, example_repo, pre_commit):
+    """Only planner.py is passed; its tools are defined (and derive from the project's base
+    class) in files that are not passed."""
+    violating = example_repo("violating")
+    proc = pre_commit(
+        violating, "try-repo", str(hook_repo), "dispatchguard", "--files", "newsroom/agents/planner.py"
+    )
+    assert proc.returncode == 1, output(proc)
+    text = output(proc)
+    assert "newsroom/agents/planner.py" in text and "DG101" in text
+    assert "newsroom/crew.py" not in text and "newsroom/tools/" not in text
+
+
+def test_fix_hook_rewrites_then_passes(hook_repo, example_repo, pre_commit):
+    """The fixed twin with two safely fixable DG103 violations put back."""
+    repo = example_repo("fixed")
+    metrics = repo / "newsroom" / "tools" / "metrics.py"
+    text = metrics.read_text()
+    broken = text.replace("return metric.model_dump_json()", "return metric.model_dump()").replace(
+        "return ensure_json_str(kpi)", "return {\"kpi\": kpi.name, \"status\": kpi.status}  # the summary"
+    )
+    assert broken != text
+    metrics.write_text(broken)
+    git(repo, "add", "-A")
+
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 1, output(proc)
+
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    assert "files were modified by this hook" in output(proc)
+    fixed = metrics.read_text()
+    assert "return metric.model_dump_json()" in fixed
+    assert 'return ensure_json_str({"kpi": kpi.name, "status": kpi.status})  # the summary' in fixed
+
+    git(repo, "add", "-A")
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
+    assert proc.returncode == 0, output(proc)
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 0, output(proc)
+
+
+def test_coverage_hook_on_pre_push(hook_repo, tmp_path, pre_commit):
+    repo = tmp_path / "cov"
+    (repo / "src" / "app").mkdir(parents=True)
+    (repo / "src" / "app" / "__init__.py").write_text("")
+    (repo / "src" / "app" / "tool_dispatcher.py").write_text(
+        "def dispatch(name):\n    if name == 'a':\n        return 'A'\n    return 'other'\n"
+    )
+    (repo / "run.py").write_text("import sys\nsys.path.insert(0, 'src')\nfrom app import tool_dispatcher\ntool_dispatcher.dispatch('a')\n")
+    (repo / "pyproject.toml").write_text(
+        "[tool.dispatchguard.coverage]\nfail-under = 90\ninclude = ['src/**/tool_dispatcher.py']\n"
+    )
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", "--branch", "run.py"],
+        cwd=repo, env=clean_env(), check=True, capture_output=True,
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "pyproject.toml", "src", "run.py")
+
+    args = ("try-repo", str(hook_repo), "dispatchguard-coverage", "--hook-stage", "pre-push", "--all-files")
+    proc = pre_commit(repo, *args)
+    assert proc.returncode == 1, output(proc)
+    assert "src/app/tool_dispatcher.py" in output(proc) and "below 90%" in output(proc)
+
+    (repo / "pyproject.toml").write_text(
+        "[tool.dispatchguard.coverage]\nfail-under = 60\ninclude = ['src/**/tool_dispatcher.py']\n"
+    )
+    proc = pre_commit(repo, *args)
+    assert proc.returncode == 0, output(proc)
