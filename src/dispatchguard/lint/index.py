@@ -116,11 +116,7 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
             if inner is not None:
                 return ["item", inner]
         callee = dotted(func)
-        if callee is not None:
-            return ["call", callee]
-        if isinstance(func, (ast.Subscript, ast.Call)):  # REG["x"]() / make()() : unknown result
-            return None
-        return None
+        return ["call", callee] if callee is not None else None
     if isinstance(node, ast.Subscript):
         inner = value_desc(node.value, depth + 1)
         return ["item", inner] if inner is not None else None

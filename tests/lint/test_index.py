@@ -1,0 +1,115 @@
+"""Phase 1 summaries and phase 2 resolution of module-level bindings, across modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import LintConfig, check_paths
+from dispatchguard.lint import engine
+from dispatchguard.lint.engine import check_source
+from dispatchguard.lint.index import module_names, summarise
+
+BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
+
+
+@pytest.mark.parametrize(
+    ("defs", "use", "expected"),
+    [
+        ("t: 'T' = make()", "t.run()", True),
+        ("t: 'not python ((' = make()", "t.run()", False),
+        ("t: T", "t.run()", True),
+        ("REG: dict[str, T] = {}", "REG['a'].run()", True),
+        ("REG = {}\nREG['x']: T = make()", "REG['x'].run()", False),
+        ("tools = [T()]\nfirst = tools[0]", "first.run()", True),
+        ("REG = {'a': T()}\nbyname = {k: v for k, v in REG.items()}", "byname['a'].run()", True),
+        ("REG = {'a': T()}\nvals = [v for v in REG.values()]", "vals[0].run()", True),
+        ("REG = {'a': T()}\nkeys = [k for k, v in REG.items()]", "keys[0].run()", False),
+        ("REG = {'a': T()}\nodd = [x for x in REG.keys()]", "odd[0].run()", False),
+        ("REG = {'a': T()}\nboth = [v for v in REG for w in REG]", "both[0].run()", False),
+        ("REG = {'a': T()}\ngot = REG.get('a')", "got.run()", True),
+        ("maker = lambda: T()\nthing = maker()", "thing.run()", False),
+        ("a = b = T()", "b.run()", True),
+        ("x, y = T(), T()", "x.run()", False),
+        ("count = 0\ncount += 1", "count.run()", False),
+        ("TOOLS = []\nTOOLS.insert(0, T())", "TOOLS[0].run()", True),
+        ("TOOLS = []\nTOOLS.extend(make())", "TOOLS[0].run()", False),
+        ("REG = {}\nREG.update(a=T())", "REG['a'].run()", True),
+        ("obj.attr = T()", "obj.attr.run()", False),
+        ("t = (T() for _ in range(1))", "t.run()", False),
+        ("t = T\nu = t()", "u.run()", True),
+        ("from crewai.tools import tool\nt = tool(lambda q: q)", "t.run()", True),
+        ("from langchain_core.tools import StructuredTool\nt = StructuredTool.from_function(f)", "t.invoke(1)", True),
+        ("import typing\nt: typing.List[T] = []", "t[0].run()", True),
+        ("t: type[T] = T\nu = t()", "u.run()", True),
+        ("t: T | None = None", "t.run()", True),
+        ("t: 'T | None' = None", "t.run()", True),
+        ("t: tuple[T, ...] = ()", "t[0].run()", True),
+        ("t: Gen[T] = make()", "t.run()", False),
+    ],
+)
+def test_module_level_bindings_across_modules(defs: str, use: str, expected: bool) -> None:
+    extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + defs + "\n"}
+    name = use.split(".", 1)[0].split("[", 1)[0]
+    source = f"from pkg.tools import {name}\n{use}\n"
+    found = [f.code for f in check_source(source, path="pkg/agent.py", extra=extra) if f.code == "DG101"]
+    assert bool(found) is expected, (defs, use)
+
+
+def test_summary_shapes() -> None:
+    tree = ast.parse(
+        "import a.b\nimport c.d as e\nfrom . import f\nfrom ..g import h as i\nfrom j import *\n"
+        "try:\n    from k import T\nexcept ImportError:\n    class T:\n        pass\n"
+        "with ctx():\n    w = 1\nif X:\n    @deco(1)\n    def fn():\n        pass\n"
+    )
+    summary = summarise(tree)
+    assert summary["imports"] == {"a": "a", "e": "c.d", "f": ".f", "i": "..g.h", "T": "k.T"}
+    assert summary["defs"]["T"] == [["class", []]]
+    assert summary["defs"]["fn"] == [["def", ["deco"]]]
+    assert summary["defs"]["w"] == []
+
+
+@pytest.mark.parametrize(
+    ("relpath", "packages", "expected"),
+    [
+        ("a/b/c.py", {"a/b", "a"}, ("a.b.c", ("a.b.c",)[1:], False)),
+        ("a/b/c.py", {"a/b"}, ("b.c", ("a.b.c",), False)),
+        ("src/pkg/__init__.py", {"src/pkg"}, ("pkg", ("src.pkg",), True)),
+        ("src/pkg/mod.pyi", {"src/pkg"}, ("pkg.mod", ("src.pkg.mod",), False)),
+        ("lib/x.py", set(), ("x", ("lib.x",), False)),
+        ("top.py", set(), ("top", (), False)),
+    ],
+)
+def test_module_names(relpath: str, packages: set[str], expected: tuple) -> None:
+    assert module_names(relpath, frozenset(packages)) == expected
+
+
+def test_files_outside_the_root_are_named_by_their_packages(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside" / "pkg"
+    root.mkdir()
+    outside.mkdir(parents=True)
+    (outside / "__init__.py").write_text(BASE)
+    (outside / "use.py").write_text("from pkg import T\nT().run()\n")
+    report = check_paths([outside], LintConfig(root=root), use_cache=False)
+    assert sorted((Path(f.path).name, f.code) for f in report.findings) == [("use.py", "DG101"), ("use.py", "DG102")]
+
+
+def test_worker_functions_in_process(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(BASE + "T().run()\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    batch = engine._phase1_worker([(str(tmp_path / n), True) for n in ("a.py", "b.py", "bad.py")])
+    assert [entry["e"] is None for _, entry, _ in batch] == [True, True, False]
+    assert batch[0][2][1] >= {b"BaseTool", b"T"} and batch[1][2][0] is False
+    project = engine.build_project(LintConfig(root=tmp_path), use_cache=False)
+    engine._WORKER_PROJECT = project
+    try:
+        files = [engine.SourceFile(tmp_path / n, n, (tmp_path / n).as_posix()) for n in ("a.py", "b.py")]
+        out = engine._phase2_worker([(f, project.digests[f.key]) for f in files])
+    finally:
+        engine._WORKER_PROJECT = None
+    assert sorted(code for _, result in out for *_, code, _, _ in result["x"]) == ["DG101", "DG102"]
+    gone = engine.SourceFile(tmp_path / "gone.py", "gone.py", (tmp_path / "gone.py").as_posix())
+    assert "cannot read" in engine._check_one(project, gone, None, None, "0")["x"][0][5]
