@@ -4,8 +4,9 @@ Retried: transport errors (connection refused/reset, protocol errors), timeouts 
 :data:`RETRY_STATUSES`; never any other 4xx/5xx, never a body that is too large, and never a
 non-idempotent method (POST, PATCH) unless the caller passes ``retry_non_idempotent=True``.
 Waits: the server's ``Retry-After`` (seconds or HTTP date) capped at ``retry_after_cap``, otherwise
-exponential backoff with jitter (``min(backoff_base * 2**n, backoff_max) + U(0, backoff_jitter)``). Gives up after ``max_attempts`` attempts, or before a wait that would take the
-whole call past ``max_total_time``. Each retry is logged at WARNING on ``dispatchguard.http``.
+exponential backoff with jitter (``min(backoff_base * 2**n, backoff_max) + U(0, backoff_jitter)``).
+Gives up after ``max_attempts`` attempts, or before a wait that would take the whole call past
+``max_total_time``. Each retry is logged at WARNING on ``dispatchguard.http``.
 """
 
 from __future__ import annotations

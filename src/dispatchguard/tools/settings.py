@@ -1,17 +1,14 @@
 """Settings of the reference tools: defaults, ``DISPATCHGUARD_TOOLS_*`` variables, overrides in code.
 
-==============================  ==========================================  =====================
-variable                        meaning                                     default
-==============================  ==========================================  =====================
-DISPATCHGUARD_TOOLS_SEARCH_URL  SearxNG-compatible JSON search endpoint     unset (tool errors)
-DISPATCHGUARD_TOOLS_FILE_ROOT   directory file_writer is confined to        ./output
-DISPATCHGUARD_TOOLS_MAX_FILE_BYTES  largest text file_writer accepts (UTF-8)  1048576
-DISPATCHGUARD_TOOLS_MAX_FEED_BYTES  largest feed document rss_feed reads     5242880
-DISPATCHGUARD_TOOLS_ENV_VARS    comma-separated names environment_check     OPENAI_API_KEY,...
-                                reports as present/absent (never values)
-DISPATCHGUARD_TOOLS_DISK_PATH   filesystem system_stats reports on          / (or the drive)
-DISPATCHGUARD_TOOLS_CPU_INTERVAL  seconds system_stats samples the CPU for  0.1
-==============================  ==========================================  =====================
+- ``DISPATCHGUARD_TOOLS_SEARCH_URL``: SearxNG-compatible JSON search endpoint (unset: web_search
+  answers ``not_configured``);
+- ``DISPATCHGUARD_TOOLS_FILE_ROOT``: the only directory file_writer writes in (``output``);
+- ``DISPATCHGUARD_TOOLS_MAX_FILE_BYTES``: largest text file_writer accepts, UTF-8 (1 MiB);
+- ``DISPATCHGUARD_TOOLS_MAX_FEED_BYTES``: largest feed document rss_feed reads (5 MiB);
+- ``DISPATCHGUARD_TOOLS_ENV_VARS``: comma-separated names environment_check reports as set or not,
+  never their values;
+- ``DISPATCHGUARD_TOOLS_DISK_PATH``: the filesystem system_stats reports on (the root);
+- ``DISPATCHGUARD_TOOLS_CPU_INTERVAL``: seconds system_stats samples the CPU for (0.1).
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ import dataclasses
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from dispatchguard.http.settings import dataclass_from_env
 
@@ -35,7 +32,7 @@ class ToolSettings:
     file_root: str = "output"
     max_file_bytes: int = 1024 * 1024
     max_feed_bytes: int = 5 * 1024 * 1024
-    env_vars: tuple[str, ...] = field(default=DEFAULT_ENV_VARS)
+    env_vars: tuple[str, ...] = DEFAULT_ENV_VARS
     disk_path: str = os.path.abspath(os.sep)
     cpu_interval: float = 0.1
 
