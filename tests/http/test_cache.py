@@ -161,6 +161,37 @@ def test_sqlite_cache_survives_a_new_cache_instance(server, tmp_path):
 # -- the single-flight helper directly ---------------------------------------------------------
 
 
+def test_interrupted_thread_leader_a_waiter_takes_over():
+    class Interrupted(BaseException):
+        pass
+
+    cache = TTLCache(MemoryCache())
+    started, calls, results = threading.Event(), [], []
+
+    def interrupted_fetch():
+        calls.append("leader")
+        started.set()
+        time.sleep(0.3)  # long enough for the waiter to be waiting on this flight
+        raise Interrupted
+
+    def good_fetch():
+        calls.append("waiter")
+        return b"value"
+
+    def lead():
+        with pytest.raises(Interrupted):
+            cache.get_or_fetch("k", interrupted_fetch, 60)
+
+    leader = threading.Thread(target=lead)
+    leader.start()
+    started.wait()
+    waiter = threading.Thread(target=lambda: results.append(cache.get_or_fetch("k", good_fetch, 60)))
+    waiter.start()
+    leader.join()
+    waiter.join()
+    assert results == [b"value"] and calls == ["leader", "waiter"]
+
+
 def test_async_leader_cancelled_a_waiter_takes_over():
     cache = TTLCache(MemoryCache())
     calls = []

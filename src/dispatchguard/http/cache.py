@@ -202,22 +202,31 @@ class TTLCache:
         self._async_flights: dict[tuple[int, str], asyncio.Future[bytes]] = {}
 
     def get_or_fetch(self, key: str, fetch: Callable[[], bytes], ttl: float) -> bytes:
-        """The cached value, or ``fetch()`` run once however many threads ask at the same time."""
-        with self._lock:
-            value = self.store.get(key)
-            if value is not None:
-                return value
-            flight = self._flights.get(key)
-            leader = flight is None
+        """The cached value, or ``fetch()`` run once however many threads ask at the same time.
+
+        Waiters get the leader's value or its exception; if the leader was interrupted by a
+        ``BaseException`` that is not an ``Exception`` (KeyboardInterrupt, SystemExit), they try again.
+        """
+        while True:
+            with self._lock:
+                value = self.store.get(key)
+                if value is not None:
+                    return value
+                flight = self._flights.get(key)
+                leader = flight is None
+                if leader:
+                    flight = self._flights[key] = _Flight()
+            assert flight is not None
             if leader:
-                flight = self._flights[key] = _Flight()
-        assert flight is not None
-        if not leader:
+                return self._lead(key, flight, fetch, ttl)
             flight.event.wait()
-            if flight.error is not None:
+            if flight.error is None:
+                assert flight.value is not None
+                return flight.value
+            if isinstance(flight.error, Exception):
                 raise flight.error
-            assert flight.value is not None
-            return flight.value
+
+    def _lead(self, key: str, flight: _Flight, fetch: Callable[[], bytes], ttl: float) -> bytes:
         try:
             value = fetch()
             self.store.set(key, value, ttl)
