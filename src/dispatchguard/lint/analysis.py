@@ -76,57 +76,53 @@ class Context:
         self._call_rules = [m.check_call for m in checks.values() if hasattr(m, "check_call")]
         self._fn_rules = [m.check_function for m in checks.values() if hasattr(m, "check_function")]
         self._dispatcher_depth = 0
-        self._handlers: dict[type, Callable[[Any], None]] = {
-            ast.Call: self._call,
-            ast.FunctionDef: self._function,
-            ast.AsyncFunctionDef: self._function,
-            ast.Lambda: self._lambda,
-            ast.ClassDef: self._class,
-            ast.Assign: self._assign,
-            ast.AnnAssign: self._ann_assign,
-            ast.AugAssign: self._aug_assign,
-            ast.For: self._for,
-            ast.AsyncFor: self._for,
-            ast.With: self._with,
-            ast.AsyncWith: self._with,
-            ast.Import: self._import,
-            ast.ImportFrom: self._import,
-            ast.Return: self._return,
-            ast.Yield: self._yield,
-            ast.YieldFrom: self._yield,
-            ast.NamedExpr: self._named_expr,
-            ast.ExceptHandler: self._except,
-            ast.ListComp: self._comprehension,
-            ast.SetComp: self._comprehension,
-            ast.GeneratorExp: self._comprehension,
-            ast.DictComp: self._comprehension,
-        }
+        self._created: list[FunctionInfo] = []
 
     # ================================================================ driving
 
     def run(self, tree: ast.Module) -> list[RawFinding]:
-        self._body(tree.body)
-        for fn in self.tool_methods:
-            for rule in self._fn_rules:
-                rule(self, fn)
+        try:
+            self._body(tree.body)
+            for fn in self.tool_methods:
+                for rule in self._fn_rules:
+                    rule(self, fn)
+        finally:
+            for fn in self._created:  # scope <-> function links: no cycles left for the GC
+                fn.scopes = []
         return self.findings
 
     def visit(self, node: ast.AST) -> None:
-        handler = self._handlers.get(type(node))
+        handler = _HANDLERS.get(type(node))
         if handler is not None:
-            handler(node)
+            handler(self, node)
         else:
             self.generic_visit(node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for field in node._fields:
+        # the hot loop of the checker: leaves (names, constants, contexts, operators) are skipped
+        # without a call, and only fields that can hold child nodes are read
+        handlers = _HANDLERS
+        for field in _child_fields(type(node)):
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
-            elif isinstance(value, ast.AST):
-                self.visit(value)
+                    kind = type(item)
+                    if kind in _LEAVES:
+                        continue
+                    handler = handlers.get(kind)
+                    if handler is not None:
+                        handler(self, item)
+                    elif isinstance(item, ast.AST):
+                        self.generic_visit(item)
+            elif value is not None:
+                kind = type(value)
+                if kind in _LEAVES:
+                    continue
+                handler = handlers.get(kind)
+                if handler is not None:
+                    handler(self, value)
+                elif isinstance(value, ast.AST):
+                    self.generic_visit(value)
 
     def _body(self, stmts: list[ast.stmt]) -> None:
         for stmt in stmts:
@@ -298,6 +294,7 @@ class Context:
         scope = Scope("function", qualname)
         class_scope = enclosing if enclosing.kind == "class" else None
         fn = FunctionInfo(node, qualname, class_scope, [])
+        self._created.append(fn)
         scope.fn = fn
         if enclosing.kind == "module":
             fn.key = node.name
@@ -514,6 +511,51 @@ class Context:
         else:
             self.visit(node.elt)
         self.scopes.pop()
+
+
+_LEAVES = frozenset(
+    {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue, ast.Global,
+     ast.Nonlocal, ast.alias, str, int, type(None)}
+    | {cls for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop) for cls in base.__subclasses__()}
+)  # fmt: skip
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "asname",
+                           "type_comment", "kind", "conversion", "is_async", "names", "kwd_attrs"})  # fmt: skip
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _NOT_CHILDREN)  # type: ignore[attr-defined]
+    return fields
+
+
+# unbound functions: a table of bound methods would make every Context a reference cycle
+_HANDLERS: dict[type, Callable[[Context, Any], None]] = {
+        ast.Call: Context._call,
+        ast.FunctionDef: Context._function,
+        ast.AsyncFunctionDef: Context._function,
+        ast.Lambda: Context._lambda,
+        ast.ClassDef: Context._class,
+        ast.Assign: Context._assign,
+        ast.AnnAssign: Context._ann_assign,
+        ast.AugAssign: Context._aug_assign,
+        ast.For: Context._for,
+        ast.AsyncFor: Context._for,
+        ast.With: Context._with,
+        ast.AsyncWith: Context._with,
+        ast.Import: Context._import,
+        ast.ImportFrom: Context._import,
+        ast.Return: Context._return,
+        ast.Yield: Context._yield,
+        ast.YieldFrom: Context._yield,
+        ast.NamedExpr: Context._named_expr,
+        ast.ExceptHandler: Context._except,
+        ast.ListComp: Context._comprehension,
+        ast.SetComp: Context._comprehension,
+        ast.GeneratorExp: Context._comprehension,
+        ast.DictComp: Context._comprehension,
+    }
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:
