@@ -21,9 +21,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	rm -f .coverage .coverage.*
 	$(BIN)/python -m pytest --cov --cov-report= $(PYTEST_ARGS)
-	$(BIN)/python -m coverage combine --quiet || true
-	@echo "== coverage gate: runtime modules (branch, >= 95%)"
-	$(BIN)/python -m coverage report --include='src/dispatchguard/runtime/*' --fail-under=95
+	$(BIN)/python -m coverage combine --quiet 2>/dev/null || true
+	@echo "== coverage gate: the runtime (branch coverage >= 95%)"
+	$(BIN)/dispatchguard coverage --fail-under 95 --include 'src/dispatchguard/runtime/**/*.py'
+	@echo "== coverage gate: the linter core (branch coverage >= 90%)"
+	$(BIN)/dispatchguard coverage --fail-under 90 --include 'src/dispatchguard/lint/**/*.py'
 
 bench: $(STAMP)
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done

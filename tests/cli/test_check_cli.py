@@ -360,3 +360,28 @@ def test_closed_stdout_is_not_a_traceback(project):
 def test_bad_job_count(project):
     done = run_cli("check", "-j", "many")
     assert done.returncode == 2 and "invalid job count 'many'" in done.stderr
+
+
+def test_fix_then_report_what_is_left(project):
+    """`check --fix` only applies safe fixes (DG103's is unsafe: the direct caller may use the
+    dict); `--unsafe-fixes` rewrites the return and reports only the findings with no fix."""
+    tools = project / "app" / "tools.py"
+    before = tools.read_text(encoding="utf-8")
+    safe_only = run_cli("check", "--no-cache", "--fix")
+    assert safe_only.returncode == 1
+    assert tools.read_text(encoding="utf-8") == before
+    assert "fixable with --unsafe-fixes" in safe_only.stderr
+    assert "app/tools.py:10:16: DG103" in safe_only.stdout
+
+    done = run_cli("check", "--no-cache", "--unsafe-fixes")
+    fixed = tools.read_text(encoding="utf-8")
+    assert "return ensure_json_str({\"query\": query})" in fixed
+    assert "from dispatchguard import ensure_json_str" in fixed
+    assert "DG103" not in done.stdout
+    assert "Fixed" in done.stderr
+    agent = (project / "app" / "agent.py").read_text(encoding="utf-8")
+    assert 'dispatch_tool(ToolAction(name="search", args={"query": query}))' in agent
+    assert "tool.run(query=query)  # noqa" in agent  # silenced findings are not fixed
+    # Only DG102 has no fix; the import the DG101 fix added moved it down one line.
+    assert done.returncode == 1
+    assert parsed(done.stdout) == [("app/agent.py", 6, 12, "DG102")]

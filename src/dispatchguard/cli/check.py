@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from typing import Any
+
+from dispatchguard.cli.common import (
+    UsageError,
+    code_list,
+    effective_config,
+    job_count,
+    run_guarded,
+)
 
 # Only the standard library at import time: the router imports every subcommand module to build
 # its parser, and `dispatchguard check` must never load libcst or pydantic.
@@ -19,38 +26,13 @@ from typing import Any
 HELP = "check files for DG rule violations"
 
 OUTPUT_FORMATS = ("text", "json", "github", "sarif")
-_SELECTOR = re.compile(r"[A-Z]+[0-9]*")
-
-
-class UsageError(Exception):
-    """A problem with the command line, the configuration or an input file: exit 2, one line."""
-
-
-def _code_list(value: str) -> list[str]:
-    codes = [part.strip().upper() for part in value.split(",") if part.strip()]
-    for code in codes:
-        if not _SELECTOR.fullmatch(code):
-            raise argparse.ArgumentTypeError(f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)")
-    return codes
-
-
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid job count {value!r}") from None
-    if jobs < 0:
-        raise argparse.ArgumentTypeError("the job count must be 0 (all cores) or more")
-    return jobs
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)")
     parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml")
     rules = parser.add_argument_group("rule selection")
-    rules.add_argument("--select", type=_code_list, metavar="CODES", help="comma-separated codes or prefixes to enable, replacing the configured selection")
-    rules.add_argument("--extend-select", type=_code_list, metavar="CODES", help="codes or prefixes to enable in addition to the selection")
-    rules.add_argument("--ignore", type=_code_list, metavar="CODES", help="codes or prefixes to disable, in addition to the configured ones")
+    rules.add_argument("--select", type=code_list, metavar="CODES", help="comma-separated codes or prefixes to enable, replacing the configured selection")
+    rules.add_argument("--extend-select", type=code_list, metavar="CODES", help="codes or prefixes to enable in addition to the selection")
+    rules.add_argument("--ignore", type=code_list, metavar="CODES", help="codes or prefixes to disable, in addition to the configured ones")
     rules.add_argument("--strict", action="store_true", default=None, help="DG103: also flag returned values of unknown origin")
     out = parser.add_argument_group("output")
     out.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="text (default), json (ruff's fields), github (Actions annotations) or sarif (2.1.0)")
@@ -58,9 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--show-suppressed", action="store_true", help="text output: also list findings silenced by # noqa or the baseline, marked as such")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     run = parser.add_argument_group("execution")
-    run.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="parallel worker processes (default: all cores; 1 runs in this process)")
+    run.add_argument("-j", "--jobs", type=job_count, default=None, metavar="N", help="parallel worker processes (default: all cores; 1 runs in this process)")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the per-file result cache")
     run.add_argument("--cache-dir", metavar="DIR", help="where the result cache lives (default: .dispatchguard_cache in the project root)")
+    fixes = parser.add_argument_group("fixes")
+    fixes.add_argument("--fix", action="store_true", help="apply the safe automatic fixes first, then report what is left")
+    fixes.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that may change runtime behaviour (implies --fix)")
     base = parser.add_argument_group("baseline").add_mutually_exclusive_group()
     base.add_argument("--baseline", metavar="FILE", help="report only findings that are not recorded in FILE")
     base.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
@@ -68,26 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return _run(args)
-    except UsageError as exc:
-        _error(str(exc))
-        return 2
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 2
+        return run_guarded(_run, args)
     except BrokenPipeError:
         # The reader went away (`dispatchguard check | head`): not an error of ours.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a one-line exit 2
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        _error(f"internal error ({detail}); please report it with the command you ran")
-        return 2
-
-
-def _error(message: str) -> None:
-    print(f"dispatchguard: error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -108,7 +79,9 @@ def _run(args: argparse.Namespace) -> int:
 
     from dispatchguard import lint
 
-    config = _effective_config(lint, args)
+    config = effective_config(args)
+    if args.fix or args.unsafe_fixes:
+        _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
     try:
         report = lint.check_paths(
@@ -161,35 +134,19 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if reported and not args.exit_zero else 0
 
 
-def _effective_config(lint: Any, args: argparse.Namespace) -> Any:
-    import dataclasses
+def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
+    from dispatchguard.cli.fix import fix_summary
+    from dispatchguard.fix import apply_fixes
 
-    try:
-        config = lint.load_config(args.paths, config_file=args.config)
-    except lint.ConfigError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"cannot read the configuration: {exc}") from None
-    given: dict[str, tuple[str, ...]] = {}
-    for option in ("select", "extend_select", "ignore"):
-        if getattr(args, option) is None:
-            continue
-        codes = tuple(dict.fromkeys("" if code == "ALL" else code for code in getattr(args, option)))
-        for code in codes:
-            if not any(known.startswith(code) for known in lint.RULES):
-                flag = "--" + option.replace("_", "-")
-                raise UsageError(f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})")
-        given[option] = codes
-    # --select replaces the configured selection; --extend-select and --ignore add to theirs.
-    changes: dict[str, Any] = {}
-    if "select" in given:
-        changes["select"] = given["select"]
-    for option in ("extend_select", "ignore"):
-        if given.get(option):
-            changes[option] = tuple(dict.fromkeys((*getattr(config, option), *given[option])))
-    if args.strict:
-        changes["strict"] = True
-    return dataclasses.replace(config, **changes) if changes else config
+    report = apply_fixes(
+        args.paths,
+        config,
+        unsafe=args.unsafe_fixes,
+        jobs=args.jobs or None,
+        use_cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+    )
+    print(fix_summary(report, diff=False), file=sys.stderr)
 
 
 def _summary(reported: int, hidden: int, files: int) -> str:

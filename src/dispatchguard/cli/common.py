@@ -1,0 +1,96 @@
+"""What the subcommands share: argument types, the one-line error convention, and applying the
+command line's rule selection on top of the configuration.
+
+Only the standard library at import time: the router imports every subcommand module to build its
+parser, and `dispatchguard check` must never load libcst or pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+from typing import Any
+
+_SELECTOR_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+class UsageError(Exception):
+    """A problem with the command line, the configuration or an input file: exit 2, one line."""
+
+
+def code_list(value: str) -> list[str]:
+    """argparse type for `--select DG101,DG1`: upper-cased codes or prefixes, or ALL."""
+    codes = [part.strip().upper() for part in value.split(",") if part.strip()]
+    for code in codes:
+        if not (code[:1].isalpha() and set(code) <= _SELECTOR_CHARS):
+            raise argparse.ArgumentTypeError(f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)")
+    return codes
+
+
+def job_count(value: str) -> int:
+    """argparse type for `-j`: 0 means all cores."""
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid job count {value!r}") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("the job count must be 0 (all cores) or more")
+    return jobs
+
+
+def print_error(message: str) -> None:
+    print(f"dispatchguard: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a subcommand so that usage errors and bugs end as one line on stderr and exit 2,
+    never as a traceback in a hook or a CI log."""
+    try:
+        return body(args)
+    except UsageError as exc:
+        print_error(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        print_error("interrupted")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a one-line exit 2
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        print_error(f"internal error ({detail}); please report it with the command you ran")
+        return 2
+
+
+def effective_config(args: argparse.Namespace) -> Any:
+    """The configuration for `args.paths` (or `--config`), with `--select` replacing the configured
+    selection and `--extend-select`/`--ignore` adding to theirs; `--strict` switches strict on.
+    Options a subcommand does not offer are simply absent from `args`."""
+    from dispatchguard import lint
+
+    try:
+        config = lint.load_config(args.paths, config_file=args.config)
+    except lint.ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the configuration: {exc}") from None
+    given: dict[str, tuple[str, ...]] = {}
+    for option in ("select", "extend_select", "ignore"):
+        codes = getattr(args, option, None)
+        if codes is None:
+            continue
+        codes = tuple(dict.fromkeys("" if code == "ALL" else code for code in codes))
+        for code in codes:
+            if not any(known.startswith(code) for known in lint.RULES):
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})")
+        given[option] = codes
+    changes: dict[str, Any] = {}
+    if "select" in given:
+        changes["select"] = given["select"]
+        changes["extend_select"] = ()
+    for option in ("extend_select", "ignore"):
+        if given.get(option):
+            changes[option] = tuple(dict.fromkeys((*changes.get(option, getattr(config, option)), *given[option])))
+    if getattr(args, "strict", None):
+        changes["strict"] = True
+    return dataclasses.replace(config, **changes) if changes else config
