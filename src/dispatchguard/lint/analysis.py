@@ -77,6 +77,8 @@ class Context:
         self._fn_rules = [m.check_function for m in checks.values() if hasattr(m, "check_function")]
         self._dispatcher_depth = 0
         self._created: list[FunctionInfo] = []
+        self._callee_node: ast.Call | None = None
+        self._callee_kind: str | None = None
 
     # ================================================================ driving
 
@@ -221,7 +223,16 @@ class Context:
         k = self.expr_kind(func)
         return TOOL if k in (CLASS, DECORATOR) else None
 
+    def callee_kind(self, node: ast.Call) -> str | None:
+        """``expr_kind(node.func)``, computed once per call however many rules ask."""
+        if self._callee_node is not node:
+            self._callee_node = node
+            self._callee_kind = self.expr_kind(node.func)
+        return self._callee_kind
+
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
+        if type(annotation) is ast.Name and annotation.id in _PLAIN_TYPES:  # type: ignore[union-attr]
+            return None
         desc = annotation_desc(annotation)
         if desc is None:
             return None
@@ -468,6 +479,18 @@ class Context:
                 scope.names[local] = self.kind(qual)
                 scope.quals[local] = qual
 
+    def _attribute(self, node: ast.Attribute) -> None:
+        value = node.value
+        while type(value) is ast.Attribute:
+            value = value.value  # type: ignore[attr-defined]
+        if type(value) is not ast.Name:  # a.b.c needs no visit; f().b does
+            self.visit(value)
+
+    def _keyword_or_expr(self, node: ast.keyword | ast.Expr) -> None:
+        value = node.value
+        if type(value) not in _LEAVES:
+            self.visit(value)
+
     def _return(self, node: ast.Return) -> None:
         fn = self.function
         if fn is not None:
@@ -521,6 +544,7 @@ _LEAVES = frozenset(
 _NOT_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "asname",
                            "type_comment", "kind", "conversion", "is_async", "names", "kwd_attrs"})  # fmt: skip
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "Any"})
 
 
 def _child_fields(node_type: type) -> tuple[str, ...]:
@@ -532,6 +556,9 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
 
 # unbound functions: a table of bound methods would make every Context a reference cycle
 _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
+    ast.Attribute: Context._attribute,
+    ast.keyword: Context._keyword_or_expr,
+    ast.Expr: Context._keyword_or_expr,
         ast.Call: Context._call,
         ast.FunctionDef: Context._function,
         ast.AsyncFunctionDef: Context._function,

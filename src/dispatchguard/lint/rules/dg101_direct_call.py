@@ -40,7 +40,7 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         if func.attr in PRIVATE_RUN or ctx.expr_kind(receiver) == TOOL:
             ctx.report(node, CODE, MESSAGE.format(call=f"{describe(receiver)}.{func.attr}(...)"))
         return
-    if ctx.expr_kind(func) == TOOL:
+    if ctx.callee_kind(node) == TOOL:
         ctx.report(node, CODE, MESSAGE.format(call=f"{describe(func)}(...)"))
 
 

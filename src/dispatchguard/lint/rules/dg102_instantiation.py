@@ -22,7 +22,7 @@ MESSAGE = (
 
 def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
-    if isinstance(func, (ast.Name, ast.Attribute)) and ctx.expr_kind(func) == CLASS:
+    if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
         ctx.report(node, CODE, MESSAGE.format(name=describe(func)))
 
 
