@@ -104,3 +104,29 @@ def test_broken_config_is_reported_not_raised(tmp_path: Path, monkeypatch: pytes
     plugin = flake8_plugin.Plugin(ast.parse("x = 1\n"), "a.py", ["x = 1\n"])
     ((line, col, message, _),) = list(plugin.run())
     assert (line, col) == (1, 0) and message.startswith("DG001") and "bogus" in message
+
+
+def test_plugin_reuses_the_cli_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "crossfile"
+    shutil.copytree(FIXTURES / "crossfile", root)
+    monkeypatch.chdir(root)
+    config = load_config(["."])
+    expected = {(Path(f.path).name, f.line, f.code) for f in check_paths(["."], config).findings}
+    flake8_plugin._PROJECTS.clear()
+    flake8_plugin._CONFIGS.clear()
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("a valid cached result must be reused")
+
+    monkeypatch.setattr(engine.Project, "check", no_walk)
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        plugin = flake8_plugin.Plugin(ast.parse(text), str(path.relative_to(root)), text.splitlines(keepends=True))
+        found |= {(path.name, line, message.split()[0]) for line, _, message, _ in plugin.run()}
+    assert found == expected  # suppressed ones included: flake8 applies # noqa itself
+    monkeypatch.undo()
+    monkeypatch.chdir(root)
+    edited = "from app.tools.search import search_tool\nsearch_tool.run('x')\n"
+    plugin = flake8_plugin.Plugin(ast.parse(edited), "app/agent.py", edited.splitlines(keepends=True))
+    assert [(line, m.split()[0]) for line, _, m, _ in plugin.run()] == [(2, "DG101")]

@@ -183,6 +183,7 @@ class Project:
         self.codes = {code: rule for code, rule in AST_RULES.items() if config.is_enabled(code)}
         self.dg001 = config.is_enabled(dg001_parse_error.CODE)
         self.digests: dict[str, str] = {}  # key -> content digest the summary was made from
+        self.cached: dict[str, dict[str, Any]] = {}  # key -> cached findings entry (build_project)
         self.package_dirs: frozenset[str] = frozenset()
         self._word_set: frozenset[bytes] | None = None
 
@@ -292,6 +293,14 @@ class Project:
         suppressed = bool(data) and file_suppresses(file_suppression(data), dg001_parse_error.CODE)
         message = dg001_parse_error.MESSAGE.format(reason=reason)
         return [[line, col, line, col, dg001_parse_error.CODE, message, suppressed]]
+
+    def cached_findings(self, key: str, digest: str) -> list[CachedFinding] | None:
+        """The findings a previous ``dispatchguard check`` cached for this content, if still valid."""
+        cached = self.cached.get(key)
+        info = self.infos.get(key)
+        if cached is None or info is None or self.digests.get(key) != digest or cached.get("m") != info.name:
+            return None
+        return cached["x"] if _findings_valid(self, cached, self.resolver.words_digest()) else None
 
     def deps_valid(self, deps: list[list[Any]]) -> bool:
         kind = self.resolver.kind
@@ -558,6 +567,9 @@ def build_project(config: LintConfig, *, use_cache: bool = True) -> Project:
     run = _Run(config, [], 1, use_cache, None, None)
     with quiet_parsing():
         run.index()
+    for key, entry in run.entries.items():
+        if isinstance(entry.get("f"), dict):
+            run.project.cached[key] = entry["f"]
     if use_cache:
         run.cache.save(keep=run.files)
     return run.project

@@ -67,13 +67,16 @@ class Plugin:
         project = project_for(config)
         data = "".join(self.lines).encode("utf-8")
         file = SourceFile(path, _relpath(path, project.root), path.as_posix())
-        info = project.infos.get(file.key)
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        if info is not None and project.digests.get(file.key) != digest:
-            # the buffer differs from the file on disk (an editor): index what flake8 was given
-            info = project.add(file, summarise(self.tree), project.package_dirs, replace=True)
-            project.digests[file.key] = digest
-        findings, _, _ = project.check(file, data, self.tree, info, apply_noqa=False)
+        findings = project.cached_findings(file.key, digest)  # from `dispatchguard check`'s cache
+        if findings is None:
+            info = project.infos.get(file.key)
+            if info is not None and project.digests.get(file.key) != digest:
+                # the buffer differs from the file on disk (an editor): index what flake8 was given
+                info = project.add(file, summarise(self.tree), project.package_dirs, replace=True)
+                project.digests[file.key] = digest
+                project.cached.pop(file.key, None)
+            findings, _, _ = project.check(file, data, self.tree, info, apply_noqa=False)
         directives = file_suppression(data)
         for line, col, _end_line, _end_col, code, message, _ in findings:
             if not file_suppresses(directives, code):
