@@ -11,7 +11,7 @@ import pytest
 
 from dispatchguard.fix import engine
 from dispatchguard.fix.base import Fix, NoFix
-from dispatchguard.fix.engine import FixReport, fix_source, write_atomically
+from dispatchguard.fix.engine import FixReport, fix_source
 from dispatchguard.fix.names import ProjectNames, _index_module, index_project
 from dispatchguard.lint.findings import Finding
 
@@ -282,30 +282,6 @@ def test_names_follow_bases_and_registry(tmp_path):
     assert project.class_name_attr("Child") == "base name"
     assert project.registered_name("Twice") is None  # two keys: ambiguous
     assert project.registered_name("Missing") is None
-
-
-def test_write_atomically_keeps_mode(tmp_path):
-    target = tmp_path / "x.py"
-    target.write_bytes(b"old\r\n")
-    os.chmod(target, 0o751)
-    write_atomically(target, b"new\r\n", stat.S_IMODE(target.stat().st_mode))
-    assert target.read_bytes() == b"new\r\n"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o751
-    assert [p.name for p in tmp_path.iterdir()] == ["x.py"]
-
-
-def test_write_atomically_cleans_up_on_failure(tmp_path, monkeypatch):
-    target = tmp_path / "x.py"
-    target.write_bytes(b"old")
-
-    def fail(src, dst):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(engine.os, "replace", fail)
-    with pytest.raises(OSError):
-        write_atomically(target, b"new", 0o644)
-    assert target.read_bytes() == b"old"
-    assert [p.name for p in tmp_path.iterdir()] == ["x.py"]
 
 
 def test_report_exit_codes():

@@ -34,11 +34,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from dispatchguard.atomic import atomic_write
 
 VERSION = 1
 _FIELDS = ("path", "code", "message", "source_hash")
@@ -139,16 +140,8 @@ def write(path: str | os.PathLike[str], findings: Iterable[Any]) -> int:
     """Record the unsuppressed findings; returns how many. Atomic: readers never see half a file."""
     keys = [key for finding, key in keys_for(findings, path) if not finding.suppressed]
     text = dumps(keys)
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".baseline-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise BaselineError(f"cannot write baseline file {path}: {exc.strerror or exc}") from None
     return len(keys)

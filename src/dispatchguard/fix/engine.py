@@ -21,7 +21,6 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from dispatchguard.atomic import atomic_write
 from dispatchguard.fix import dg101, dg103
 from dispatchguard.fix.base import RUNTIME_IMPORTS, FileContext, Fix, NoFix
 from dispatchguard.fix.names import ProjectNames, index_project
@@ -104,26 +104,6 @@ class SourceFile:
 def read_source(path: Path) -> SourceFile:
     data = path.read_bytes()
     return SourceFile(path, data, stat.S_IMODE(path.stat().st_mode))
-
-
-def write_atomically(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data``: temporary file in the same directory, same permission
-    bits, flushed, then ``os.replace`` (atomic on POSIX and Windows)."""
-    directory = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".dgfix", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # --------------------------------------------------------------------------- one file
@@ -443,7 +423,7 @@ def apply_fixes(
                     report.applied.append(fix)
             current[file_path] = new_data
             if not diff:
-                write_atomically(path, new_data, src.mode)
+                atomic_write(path, new_data, mode=src.mode)
             changed_this_pass = True
         if not changed_this_pass:
             break

@@ -12,13 +12,12 @@ check and the write could redirect it; the root should not be writable by untrus
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated
 
 from annotated_types import MaxLen, MinLen
 
+from dispatchguard.atomic import atomic_write
 from dispatchguard.runtime.json_text import ensure_json_str
 
 from .errors import TextTooLarge, ToolArgumentError, UnsafePathError
@@ -73,22 +72,3 @@ def resolve_inside(root: Path, file_path: str) -> Path:
     if target.is_dir():
         raise refuse("it is a directory")
     return target
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary sibling, fsync, rename over ``target``; no partial file on failure."""
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:  # pragma: no cover - replaced already
-            pass
-        raise
