@@ -102,7 +102,7 @@ def test_config_change_uses_another_cache(project: Path) -> None:
 def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
     config = LintConfig(root=project)
     expected = check_paths([project], config, jobs=1).findings
-    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     cache_file.write_bytes(content)
     assert check_paths([project], config, jobs=1).findings == expected
 
@@ -110,7 +110,7 @@ def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
 def test_cache_entries_of_wrong_shape_are_ignored(project: Path) -> None:
     config = LintConfig(root=project)
     expected = check_paths([project], config, jobs=1).findings
-    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     data = json.loads(cache_file.read_text())
     for entry in data["files"].values():
         entry["f"] = {"x": "nonsense"}
@@ -152,7 +152,7 @@ def test_deleted_files_leave_the_cache(project: Path) -> None:
     check_paths([project], config, jobs=1)
     (project / "proj" / "other0.py").unlink()
     check_paths([project], config, jobs=1)
-    cache_file = project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}" / f"{config.fingerprint()}.json"
+    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     assert not any(key.endswith("other0.py") for key in json.loads(cache_file.read_text())["files"])
 
 

@@ -113,3 +113,9 @@ def test_worker_functions_in_process(tmp_path: Path) -> None:
     assert sorted(code for _, result in out for *_, code, _, _ in result["x"]) == ["DG101", "DG102"]
     gone = engine.SourceFile(tmp_path / "gone.py", "gone.py", (tmp_path / "gone.py").as_posix())
     assert "cannot read" in engine._check_one(project, gone, None, None, "0")["x"][0][5]
+
+
+def test_extend_adds_every_item() -> None:
+    extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
+    found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)
+    assert [f.code for f in found] == ["DG101"]

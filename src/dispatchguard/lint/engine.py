@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dispatchguard import __version__
 from dispatchguard.lint.analysis import Context, RawFinding
 from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.findings import CheckReport, Finding
@@ -36,7 +37,9 @@ from dispatchguard.lint.noqa import file_suppresses, file_suppression, line_supp
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 from dispatchguard.lint.rules import AST_RULES, dg001_parse_error
 
-CACHE_VERSION = 1
+# Bump when summaries, deps or cached findings change meaning (the package version is part of the
+# cache file's name too, so a release never reads another release's cache).
+CACHE_VERSION = 2
 CACHE_DIRNAME = ".dispatchguard_cache"
 PYTHON_SUFFIXES = (".py", ".pyi")
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -332,7 +335,7 @@ class ResultCache:
     """
 
     def __init__(self, directory: Path, fingerprint: str) -> None:
-        self.file = directory / f"v{CACHE_VERSION}" / f"{fingerprint}.json"
+        self.file = directory / f"v{CACHE_VERSION}" / f"{__version__}-{fingerprint}.json"
         self.entries: dict[str, dict[str, Any]] = {}
         self.dirty = False
 

@@ -248,10 +248,9 @@ def _summarise_mutation(call: ast.Call, imports: dict, defs: dict) -> None:
         return
     if func.attr in ("append", "add", "extend", "update", "insert", "setdefault", "__setitem__"):
         values = [value_desc(a) for a in call.args]
-        if func.attr in ("extend", "update"):
-            values = [v[1][0] if v and v[0] == "coll" and v[1] else None for v in values] + [
-                value_desc(k.value) for k in call.keywords
-            ]
+        if func.attr in ("extend", "update"):  # the items of the argument, not the argument
+            values = [item for v in values if v and v[0] == "coll" for item in v[1]]
+            values += [value_desc(k.value) for k in call.keywords]
         descs = [v for v in values if v is not None]
         if descs and (func.value.id in defs):
             defs[func.value.id].append(["coll", descs])
