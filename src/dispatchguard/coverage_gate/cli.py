@@ -1,0 +1,66 @@
+"""Running the gate: from parsed arguments or as a hook's entry point."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from dispatchguard.coverage_gate.errors import GateError
+from dispatchguard.coverage_gate.measure import measure
+from dispatchguard.coverage_gate.report import render
+from dispatchguard.coverage_gate.settings import GateOptions, resolve_options
+
+
+def run_gate(options: GateOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        result = measure(options)
+    except GateError as exc:
+        print(f"dispatchguard coverage: error: {exc}", file=err)
+        return 2
+    render(result, out)
+    return 0 if result.passed else 1
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The gate's options (defined in :mod:`dispatchguard.cli.coverage`, which the router imports
+    for every subcommand and so must stay light)."""
+    from dispatchguard.cli.coverage import add_arguments as add
+
+    add(parser)
+
+
+def run_args(args: argparse.Namespace) -> int:
+    try:
+        options = resolve_options(
+            fail_under=args.fail_under,
+            include=args.include,
+            data_file=args.data_file,
+            branch=args.branch,
+            per_file=args.per_file,
+            rcfile=args.rcfile,
+        )
+    except GateError as exc:
+        print(f"dispatchguard coverage: error: {exc}", file=sys.stderr)
+        return 2
+    return run_gate(options)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point usable as a hook: ``python -m dispatchguard.coverage_gate --fail-under 90 ...``.
+
+    Extra positional arguments (file names pre-commit may pass) are ignored.
+    """
+    from dispatchguard import coverage_gate
+
+    description = coverage_gate.__doc__.split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog="dispatchguard coverage", description=description)
+    add_arguments(parser)
+    parser.add_argument("filenames", nargs="*", help=argparse.SUPPRESS)
+    return run_args(parser.parse_args(argv))

@@ -1,0 +1,63 @@
+"""What a fix run did: applied and skipped fixes, the run's :class:`FixReport`, and the diff."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    path: str
+    line: int
+    col: int
+    code: str
+    description: str
+    safe: bool
+
+
+@dataclass(frozen=True)
+class SkippedFix:
+    """A finding that was not fixed, and why (no fix, unsafe without --unsafe-fixes, dropped)."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    reason: str
+    kind: str  # "unfixable", "unsafe", "dropped"
+
+
+@dataclass
+class FixReport:
+    applied: list[AppliedFix] = field(default_factory=list)
+    skipped: list[SkippedFix] = field(default_factory=list)
+    changed_files: list[str] = field(default_factory=list)
+    remaining: list[Any] = field(default_factory=list)  # unsuppressed Findings left after fixing
+    diff: str = ""
+    files_checked: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        """pre-commit semantics: 0 nothing to fix and nothing left, 1 files changed or findings remain."""
+        return 1 if self.changed_files or self.remaining else 0
+
+    @property
+    def unsafe_available(self) -> int:
+        return sum(1 for s in self.skipped if s.kind == "unsafe")
+
+
+def _unified_diff(path: str, before: bytes, after: bytes) -> str:
+    def lines(data: bytes) -> list[str]:
+        try:
+            text = cst.parse_module(data).code
+        except cst.ParserSyntaxError:  # pragma: no cover - both sides parsed before
+            text = data.decode("utf-8", "replace")
+        return text.splitlines(keepends=True)
+
+    out = difflib.unified_diff(lines(before), lines(after), fromfile=f"a/{path}", tofile=f"b/{path}")
+    text = "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in out)
+    return text
