@@ -16,14 +16,11 @@ import gc
 import hashlib
 import io
 import json
-import multiprocessing
 import os
 import re
-import tempfile
 import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -372,6 +369,8 @@ class ResultCache:
             gitignore = directory.parent / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text("# created by dispatchguard\n*\n")
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -452,10 +451,18 @@ def _chunks(items: list[Any], jobs: int) -> list[list[Any]]:
 
 
 def _fork_context() -> Any:
+    import multiprocessing  # only for parallel runs: flake8 imports this module in every process
+
     try:
         return multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - Windows
         return None
+
+
+def _pool(jobs: int, context: Any) -> Any:
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
 # ============================================================================ the run
@@ -539,7 +546,7 @@ def _check_paths(
         _WORKER_PROJECT = project
         try:
             project.resolver.words()  # computed once, before forking
-            with ProcessPoolExecutor(max_workers=run.jobs, mp_context=pool_context) as pool:
+            with _pool(run.jobs, pool_context) as pool:
                 work = [(run.files[k], run.entries[k]["h"]) for k in todo]
                 for batch in pool.map(_phase2_worker, _chunks(work, run.jobs)):
                     for key, outcome in batch:
@@ -629,7 +636,7 @@ class _Run:
         targets = set(self.targets)
         pool_context = _fork_context() if self.jobs > 1 and len(stale) >= _MIN_PARALLEL else None
         if pool_context is not None:
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=pool_context) as pool:
+            with _pool(self.jobs, pool_context) as pool:
                 work = [(key, key in targets) for key in stale]
                 for batch in pool.map(_phase1_worker, _chunks(work, self.jobs)):
                     for key, fresh, gate in batch:
