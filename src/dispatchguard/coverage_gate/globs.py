@@ -1,50 +1,8 @@
-"""Path globs as regular expressions.
-
-The same translation lives in :mod:`dispatchguard.lint.config`; this module keeps the gate's copy
-on its own so that both can later share one implementation.
-"""
+"""Path globs as regular expressions: the gate uses the package-wide translation in
+:mod:`dispatchguard.globs` (shared with the lint configuration)."""
 
 from __future__ import annotations
 
-import re
+from dispatchguard.globs import glob_to_regex
 
-
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a path glob (``*``, ``?``, ``[...]``, ``**``) into a regex over POSIX paths."""
-    pattern = pattern.replace("\\", "/")
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**", i):
-            at_segment_start = i == 0 or pattern[i - 1] == "/"
-            j = i + 2
-            if at_segment_start and j < n and pattern[j] == "/":
-                out.append("(?:.*/)?")  # '**/' : zero or more whole directories
-                i = j + 1
-                continue
-            out.append(".*")
-            i = j
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
-            if end == -1:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = pattern[i + 1 : end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+__all__ = ["glob_to_regex"]

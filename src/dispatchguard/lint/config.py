@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from dispatchguard.globs import compile_glob
+
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
     import tomllib
 else:  # pragma: no cover
@@ -133,42 +135,15 @@ def _plain(value: object) -> object:
 # globs
 
 
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a gitignore-like glob: ``**`` spans directories, ``*``/``?`` stay in one segment."""
-    out = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def glob_match(pattern: str, relpath: str) -> bool:
     """Match a root-relative POSIX path; a pattern without ``/`` matches any path component."""
     pattern = pattern.strip()
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
+    pattern = pattern.removeprefix("./")
     pattern = pattern.rstrip("/")
     if "/" not in pattern:
-        rx = _glob_regex(pattern)
+        rx = compile_glob(pattern)
         return any(rx.match(part) for part in relpath.split("/"))
-    return _glob_regex(pattern).match(relpath) is not None
+    return compile_glob(pattern).match(relpath) is not None
 
 
 def any_glob(patterns: Iterable[str], relpath: str) -> bool:
@@ -182,10 +157,9 @@ def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     component: list[str] = []
     for raw in patterns:
         pattern = raw.strip()
-        if pattern.startswith("./"):
-            pattern = pattern[2:]
+        pattern = pattern.removeprefix("./")
         pattern = pattern.rstrip("/")
-        (component if "/" not in pattern else whole).append(_glob_regex(pattern).pattern)
+        (component if "/" not in pattern else whole).append(compile_glob(pattern).pattern)
     whole_rx = re.compile("|".join(f"(?:{p})" for p in whole)) if whole else None
     part_rx = re.compile("|".join(f"(?:{p})" for p in component)) if component else None
 
@@ -236,10 +210,7 @@ def find_config_file(paths: Sequence[str | os.PathLike[str]]) -> tuple[Path | No
         if candidate.is_file():
             if first_project is None:
                 first_project = directory
-            try:
-                data = _read_toml(candidate)
-            except ConfigError:
-                raise
+            data = _read_toml(candidate)
             if isinstance(data.get("tool"), dict) and "dispatchguard" in data["tool"]:
                 return candidate, directory
     return None, (first_project or Path.cwd().resolve())
