@@ -8,28 +8,6 @@ import time
 
 import pytest
 
-from dispatchguard.agent import OpenAICompatibleLLM
-from dispatchguard.agent.testing import ScriptedLLMServer
-
-
-@pytest.fixture(scope="session")
-def _scripted_server():
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_server(_scripted_server):
-    """The model server on 127.0.0.1, with an empty script and no recorded request."""
-    _scripted_server.set_script([])
-    yield _scripted_server
-    _scripted_server.set_script([])
-
-
-@pytest.fixture
-def llm(llm_server):
-    return OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
-
 
 class Calls:
     """What the test tools saw, in order."""

@@ -8,7 +8,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from dispatchguard import http
@@ -22,23 +21,6 @@ FAST = {
     "retry_after_cap": 5.0,
     "read_timeout": 2.0,
 }
-
-
-@pytest.fixture(scope="session")
-def _server() -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    if server.is_running():
-        server.stop()
-
-
-@pytest.fixture
-def server(_server: HTTPServer) -> Iterator[HTTPServer]:
-    _server.clear()
-    yield _server
-    _server.clear()
 
 
 @pytest.fixture(autouse=True)

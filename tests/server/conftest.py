@@ -10,26 +10,6 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from dispatchguard.agent import OpenAICompatibleLLM
-from dispatchguard.agent.testing import ScriptedLLMServer
-
-
-@pytest.fixture(scope="session")
-def _scripted_server():
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_server(_scripted_server):
-    _scripted_server.set_script([])
-    yield _scripted_server
-    _scripted_server.set_script([])
-
-
-@pytest.fixture
-def llm(llm_server):
-    return OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
 
 
 @pytest.fixture

@@ -8,27 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pytest_httpserver import HTTPServer
 
 from dispatchguard import http
 from dispatchguard.runtime.dispatcher import dispatch_tool
 from dispatchguard.tools import REFERENCE_TOOLS, configure_tools
-
-
-@pytest.fixture(scope="session")
-def _server() -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
-
-
-@pytest.fixture
-def server(_server: HTTPServer) -> Iterator[HTTPServer]:
-    _server.clear()
-    yield _server
-    _server.clear()
 
 
 @pytest.fixture(autouse=True)
