@@ -253,3 +253,32 @@ def test_only_error_objects_count_as_failures():
     assert _error_kind('{"error": "x", "kind": "timeout", "tool": "t"}') == "timeout"
     assert _error_kind('{"error": 0.5}') is None  # data that happens to have an "error" field
     assert _error_kind("not json") is None and _error_kind("[1]") is None
+
+
+def test_sync_loop_closes_the_http_connections_of_its_event_loop():
+    """run_tool_loop owns its event loop: the shared async client made for that loop is closed
+    before the loop ends, so repeated sync calls leak no sockets (ResourceWarning)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import gc, warnings
+        warnings.simplefilter("always", ResourceWarning)
+        from dispatchguard.agent import OpenAICompatibleLLM, run_tool_loop
+        from dispatchguard.agent.testing import ScriptedLLMServer
+        from dispatchguard.runtime.registry import ToolRegistry
+
+        with ScriptedLLMServer(default="All done.") as server:
+            llm = OpenAICompatibleLLM(base_url=server.base_url, model="scripted")
+            for _ in range(3):
+                assert run_tool_loop(llm, "hi", registry=ToolRegistry()).response == "All done."
+            gc.collect()
+        print("ok")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert "unclosed" not in done.stderr, done.stderr

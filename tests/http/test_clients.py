@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 import time
@@ -165,3 +166,51 @@ def test_requests_session_without_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "requests_cache", None)
     with pytest.raises(ImportError, match=r"pip install dispatchguard\[requests\]"):
         http.requests_session()
+
+
+def test_loop_clients_are_closed_when_asyncio_run_ends():
+    """A user's own asyncio.run: the client made for that loop is closed on that loop before it
+    ends, so no connection is left to die with it (ResourceWarning: unclosed transport)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import asyncio, gc, json, threading, warnings
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        warnings.simplefilter("always", ResourceWarning)
+        from dispatchguard import http
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_GET(self):
+                body = json.dumps({"ok": True}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args):
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        async def main():
+            client = http.get_async_client()
+            assert (await http.aget_json(url, cache=False)) == {"ok": True}
+            return client
+
+        clients = [asyncio.run(main()) for _ in range(3)]
+        gc.collect()
+        print(json.dumps([c.is_closed for c in clients]))
+        server.shutdown()
+        server.server_close()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, True, True]
+    assert "unclosed" not in done.stderr, done.stderr

@@ -11,6 +11,7 @@ from .cache import MemoryCache, SQLiteCache, TTLCache, cache_key
 from .clients import (
     ATTEMPTS_EXTENSION,
     aclose_clients,
+    aclose_loop_client,
     aget_json,
     arequest,
     configure,
@@ -49,6 +50,7 @@ __all__ = [
     "SQLiteCache",
     "TTLCache",
     "aclose_clients",
+    "aclose_loop_client",
     "aget_json",
     "arequest",
     "cache_key",

@@ -14,6 +14,7 @@ import atexit
 import json
 import threading
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -31,6 +32,7 @@ from .settings import HttpSettings, settings_from_env
 
 __all__ = [
     "aclose_clients",
+    "aclose_loop_client",
     "aget_json",
     "arequest",
     "configure",
@@ -51,6 +53,8 @@ _settings: HttpSettings | None = None
 _client: httpx.Client | None = None
 _unbound_async_client: httpx.AsyncClient | None = None
 _async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+# One started guard generator per loop client (held here: the loop itself keeps only weak refs).
+_loop_guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _cache: TTLCache | None = None
 
 
@@ -129,7 +133,26 @@ def get_async_client() -> httpx.AsyncClient:
             if client is None or client.is_closed:
                 client = httpx.AsyncClient(**_client_kwargs(get_settings()))
             _async_clients[loop] = client
+            _close_at_loop_shutdown(loop, client)
         return client
+
+
+async def _closing_guard(client: httpx.AsyncClient) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        if not client.is_closed:
+            await client.aclose()
+
+
+def _close_at_loop_shutdown(loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient) -> None:
+    """Close ``client`` on its own loop before that loop ends. ``asyncio.run`` (and any runner that
+    calls ``loop.shutdown_asyncgens()``) finalises the loop's live async generators first, so a
+    started generator whose ``finally`` closes the client does it on the right loop; without this
+    the pooled connections die with the loop (ResourceWarning: unclosed transport)."""
+    guard = _closing_guard(client)
+    _loop_guards[loop] = guard
+    asyncio.ensure_future(guard.__anext__(), loop=loop)
 
 
 def get_cache() -> TTLCache:
@@ -177,6 +200,17 @@ def reset_clients(*, reset_settings: bool = False) -> None:
         _async_clients.clear()
         if reset_settings:
             _settings = None
+
+
+async def aclose_loop_client() -> None:
+    """Close the running loop's shared async client, if one was made for it. Code that owns its
+    event loop (``asyncio.run``) awaits this before the loop ends, so that the pooled connections
+    are closed cleanly instead of dying with the loop (ResourceWarning: unclosed transport)."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        client = _async_clients.pop(loop, None)
+    if client is not None:
+        await client.aclose()
 
 
 async def aclose_clients() -> None:
