@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from dispatchguard.lint.handlers import _HANDLERS, _LEAVES, _child_fields
+from dispatchguard.lint.handlers import _FIELDS, _HANDLERS, _LEAVES, _child_fields
 from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted
 from dispatchguard.lint.resolve import (
     CLASS,
@@ -48,6 +48,7 @@ class Context:
         self.info = info
         self.checks = checks  # code -> rule module
         self.dispatchers = dispatchers
+        self.dispatcher_names = frozenset(d.rpartition(".")[2] for d in dispatchers)
         self.strict = strict
         self.deps: dict[str, str | None] = {}
         self.findings: list[RawFinding] = []
@@ -75,41 +76,34 @@ class Context:
         return self.findings
 
     def visit(self, node: ast.AST) -> None:
-        handler = _HANDLERS.get(type(node))
+        handler = _DISPATCH.get(type(node), _generic)
         if handler is not None:
             handler(self, node)
-        else:
-            self.generic_visit(node)
 
     def generic_visit(self, node: ast.AST) -> None:
         # the hot loop of the checker: leaves (names, constants, contexts, operators) are skipped
-        # without a call, and only fields that can hold child nodes are read
-        handlers = _HANDLERS
-        for field in _child_fields(type(node)):
+        # without a call, one table lookup per child, and only fields that can hold nodes are read
+        dispatch = _DISPATCH
+        kind = type(node)
+        fields = _FIELDS.get(kind)
+        for field in fields if fields is not None else _child_fields(kind):
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
-                    kind = type(item)
-                    if kind in _LEAVES:
-                        continue
-                    handler = handlers.get(kind)
+                    handler = dispatch.get(type(item), _generic)
                     if handler is not None:
                         handler(self, item)
-                    elif isinstance(item, ast.AST):
-                        self.generic_visit(item)
             elif value is not None:
-                kind = type(value)
-                if kind in _LEAVES:
-                    continue
-                handler = handlers.get(kind)
+                handler = dispatch.get(type(value), _generic)
                 if handler is not None:
                     handler(self, value)
-                elif isinstance(value, ast.AST):
-                    self.generic_visit(value)
 
     def _body(self, stmts: list[ast.stmt]) -> None:
+        dispatch = _DISPATCH
         for stmt in stmts:
-            self.visit(stmt)
+            handler = dispatch.get(type(stmt), _generic)
+            if handler is not None:
+                handler(self, stmt)
 
     def report(self, node: ast.AST, code: str, message: str) -> None:
         self.findings.append(
@@ -175,9 +169,12 @@ class Context:
         return None
 
     def expr_kind(self, node: ast.AST) -> str | None:
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
-        if isinstance(node, ast.Attribute):
+        node_type = type(node)  # parsed trees hold no subclasses of the node types
+        if node_type not in _KIND_NODES:
+            return None
+        if node_type is ast.Name:
+            return self.lookup(node.id)  # type: ignore[attr-defined]
+        if node_type is ast.Attribute:
             value = node.value
             if isinstance(value, ast.Name) and value.id in ("self", "cls"):
                 cls = self.class_scope()
@@ -212,8 +209,11 @@ class Context:
         return self._callee_kind
 
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
-        if type(annotation) is ast.Name and annotation.id in _PLAIN_TYPES:  # type: ignore[union-attr]
-            return None
+        if type(annotation) is ast.Name:  # annotation_desc's answer for a bare name, without lists
+            name = annotation.id  # type: ignore[union-attr]
+            if name in _PLAIN_TYPES or name in ("None", "object"):
+                return None
+            return TOOL if self.lookup(name) == CLASS else None
         desc = annotation_desc(annotation)
         if desc is None:
             return None
@@ -244,4 +244,8 @@ class Context:
         return (TOOL if self.expr_kind(iterable) == REGISTRY else None), None
 
 
+_generic = Context.generic_visit
+# node type -> handler; None: a leaf, skipped; a type not in the table: the generic walk
+_DISPATCH: dict[type, Any] = {**dict.fromkeys(_LEAVES), **_HANDLERS}
+_KIND_NODES = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript})
 _PLAIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "Any"})

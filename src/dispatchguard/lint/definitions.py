@@ -96,7 +96,7 @@ def _qualname(ctx: Context, name: str) -> str:
 
 
 def _is_dispatcher(ctx: Context, qualname: str) -> bool:
-    if not ctx.dispatchers:
+    if qualname.rpartition(".")[2] not in ctx.dispatcher_names:  # a match ends in the same name
         return False
     for module in (ctx.info.name, *ctx.info.aliases):
         full = f"{module}.{qualname}" if module else qualname

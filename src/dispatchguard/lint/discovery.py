@@ -20,6 +20,10 @@ class SourceFile:
 
 
 def _relpath(path: Path, root: Path) -> str:
+    if os.sep == "/":  # POSIX paths are normalised: a textual prefix is a prefix of the parts
+        text, prefix = str(path), f"{root}/"
+        if text.startswith(prefix) and len(text) > len(prefix):
+            return text[len(prefix) :]
     try:
         return path.relative_to(root).as_posix()
     except ValueError:

@@ -168,9 +168,10 @@ def _index(run: _Run) -> None:
                 run.tick(len(batch))
     else:
         budget = _KEEP_TREES_BYTES
+        hints = _relevance_hints(run.config)
         for key in stale:
             data, tree, parsed = read_and_parse(run.files[key].path)
-            if data is not None and key in targets and budget > 0 and _likely_relevant(data):
+            if data is not None and key in targets and budget > 0 and any(h in data for h in hints):
                 run.kept[key] = (data, tree)
                 budget -= len(data)
             run.merge(key, _parsed_entry(parsed))
@@ -187,10 +188,15 @@ def _index(run: _Run) -> None:
             project.digests[key] = entry["h"]
 
 
-def _likely_relevant(data: bytes) -> bool:
-    """A cheap guess (phase 1 cannot know the project's tool names yet) of whether phase 2 will
-    walk this file: only decides which trees are kept in memory, never what is reported."""
-    return b"ool" in data or b"_run" in data or b"egistr" in data
+def _relevance_hints(config: LintConfig) -> tuple[bytes, ...]:
+    """Substrings for a cheap guess (phase 1 cannot know the project's tool names yet) of whether
+    phase 2 will walk a file: the configured names, ``_run`` and ``egistr``. Only decides which
+    trees are kept in memory (a file guessed wrong is parsed again), never what is reported."""
+    names = {e.rsplit(".", 1)[-1] for e in (*config.tool_bases, *config.tool_decorators)}
+    names.update(p.rsplit(".", 1)[-1] for p in config.tool_packages)  # as in ``from pkg.tools import X``
+    hints = {b"_run", b"egistr"} | {n.encode() for n in names if n}
+    shortest = [h for h in hints if not any(o != h and o in h for o in hints)]  # the others are redundant
+    return tuple(sorted(shortest, key=lambda h: (len(h), h)))
 
 
 # ============================================================================ workers

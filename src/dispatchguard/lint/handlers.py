@@ -192,7 +192,7 @@ def _comprehension(ctx: Context, node: ast.ListComp | ast.SetComp | ast.Generato
 
 _LEAVES = frozenset(
     {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue, ast.Global,
-     ast.Nonlocal, ast.alias, str, int, type(None)}
+     ast.Nonlocal, ast.alias, str, int, type(None), bool, bytes, float, complex, type(Ellipsis)}
     | {cls for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop) for cls in base.__subclasses__()}
 )  # fmt: skip
 _NOT_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "asname",
@@ -203,9 +203,21 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _child_fields(node_type: type) -> tuple[str, ...]:
     fields = _FIELDS.get(node_type)
     if fields is None:
-        fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _NOT_CHILDREN)  # type: ignore[attr-defined]
+        names = getattr(node_type, "_fields", ())  # not a node (a constant's value): no children
+        fields = _FIELDS[node_type] = tuple(f for f in names if f not in _NOT_CHILDREN)
     return fields
 
+
+def _all_node_types(base: type = ast.AST) -> list[type]:
+    out = []
+    for sub in base.__subclasses__():
+        out.append(sub)
+        out.extend(_all_node_types(sub))
+    return out
+
+
+for _type in _all_node_types():  # filled once: the walk then looks fields up without a call
+    _child_fields(_type)
 
 # unbound functions: a table of bound methods would make every Context a reference cycle
 _HANDLERS: dict[type, Callable[[Context, Any], None]] = {

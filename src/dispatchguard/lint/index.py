@@ -63,6 +63,10 @@ def annotation_desc(node: ast.AST | None) -> Desc | None:
 def _collect_annotation(node: ast.AST | None, names: list, items: list, types: list, depth: int) -> None:
     if node is None or depth > 8:
         return
+    if type(node) is ast.Name:  # the common case, as dotted() below would handle it
+        if node.id not in ("None", "Any", "object"):
+            names.append(node.id)
+        return
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             node = ast.parse(node.value.strip(), mode="eval").body

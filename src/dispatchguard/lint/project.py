@@ -21,6 +21,8 @@ from dispatchguard.lint.rules import AST_RULES, dg001_parse_error
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _PRIVATE_RUN = re.compile(rb"\._a?run\b")
 _FEW_WORDS = 48
+_DIGIT_BYTES = frozenset(b"0123456789")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGIT_BYTES
 
 # (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
 CachedFinding = list[Any]
@@ -40,6 +42,7 @@ class Project:
         self.cached: dict[str, dict[str, Any]] = {}  # key -> cached findings entry (build_project)
         self.package_dirs: frozenset[str] = frozenset()
         self._word_set: frozenset[bytes] | None = None
+        self._anchors: tuple[bytes, ...] | None = None
 
     def add(
         self, file: SourceFile, summary: dict[str, Any], package_dirs: frozenset[str], *, replace: bool = False
@@ -58,7 +61,13 @@ class Project:
     @property
     def word_set(self) -> frozenset[bytes]:
         if self._word_set is None:
-            self._word_set = frozenset(w.encode() for w in self.resolver.words())
+            # only identifiers can ever be among ``_IDENT.findall(data)``
+            encoded = (w.encode() for w in self.resolver.words())
+            words = frozenset(w for w in encoded if _IDENT.fullmatch(w))
+            # the words that contain no other word: every word contains one of them
+            anchors = [w for w in words if not any(o in w and o != w for o in words)] if len(words) <= 256 else []
+            self._anchors = tuple(sorted(anchors)) if 0 < len(anchors) <= _FEW_WORDS else None
+            self._word_set = words
         return self._word_set
 
     def may_have_findings(self, data: bytes) -> bool:
@@ -66,9 +75,10 @@ class Project:
         if b"_run" in data and _PRIVATE_RUN.search(data):
             return True
         words = self.word_set
-        # a substring search first when there are few words (fast); then whole identifiers only
-        if len(words) <= _FEW_WORDS and not any(w in data for w in words):
+        if not words:
             return False
+        if self._anchors is not None:  # few anchors: a substring search for each
+            return any(_has_identifier(data, anchor, words) for anchor in self._anchors)
         return not words.isdisjoint(_IDENT.findall(data))
 
     def gate_passes(self, private_run: bool, identifiers: frozenset[bytes]) -> bool:
@@ -159,6 +169,27 @@ class Project:
     def deps_valid(self, deps: list[list[Any]]) -> bool:
         kind = self.resolver.kind
         return all(kind(q) == k for q, k in deps)
+
+
+def _has_identifier(data: bytes, anchor: bytes, words: frozenset[bytes]) -> bool:
+    """Whether an identifier around an occurrence of ``anchor`` is one of ``words``, an identifier
+    being what ``_IDENT.findall(data)`` yields: a run of word bytes without its leading digits."""
+    size = len(data)
+    at = data.find(anchor)
+    while at >= 0:
+        start = at
+        while start > 0 and data[start - 1] in _WORD_BYTES:
+            start -= 1
+        end = at + len(anchor)
+        while end < size and data[end] in _WORD_BYTES:
+            end += 1
+        token = data[start:end]
+        if token[0] in _DIGIT_BYTES:
+            token = token.lstrip(b"0123456789")
+        if token in words:
+            return True
+        at = data.find(anchor, end)  # the rest of this run is the same identifier
+    return False
 
 
 def _outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:

@@ -61,6 +61,7 @@ class Resolver:
         self._decorators, self._bare_decorators = _split_names(config.tool_decorators)
         self._packages = tuple(config.tool_packages)
         self._words: frozenset[str] | None = None
+        self._words_digest: tuple[frozenset[str], str] | None = None
 
     # ---------------------------------------------------------------- building
 
@@ -109,12 +110,16 @@ class Resolver:
         return f"{base}.{tail}" if tail else base
 
     def split(self, qual: str) -> tuple[ModuleInfo | None, list[str]]:
-        parts = qual.split(".")
-        for i in range(len(parts), 0, -1):
-            info = self.modules.get(".".join(parts[:i]))
+        modules = self.modules
+        head = qual
+        while True:  # the longest prefix that is a module, without joining the parts again
+            info = modules.get(head)
             if info is not None:
-                return info, parts[i:]
-        return None, parts
+                return info, qual[len(head) + 1 :].split(".") if len(head) < len(qual) else []
+            cut = head.rfind(".")
+            if cut < 0:
+                return None, qual.split(".")
+            head = head[:cut]
 
     # ---------------------------------------------------------------- kinds
 
@@ -276,10 +281,15 @@ class Resolver:
         return self._words
 
     def words_digest(self) -> str:
-        return hashlib.sha256("\n".join(sorted(self.words())).encode()).hexdigest()[:24]
+        words = self.words()
+        if self._words_digest is None or self._words_digest[0] is not words:
+            self._words_digest = (words, hashlib.sha256("\n".join(sorted(words)).encode()).hexdigest()[:24])
+        return self._words_digest[1]
 
 
-def _best(kinds: Iterable[str | None]) -> str | None:
+def _best(kinds: list[str | None]) -> str | None:
+    if len(kinds) <= 1:  # every kind is in _PRIORITY
+        return kinds[0] if kinds else None
     present = set(kinds)
     for k in _PRIORITY:
         if k in present:

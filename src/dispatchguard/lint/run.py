@@ -31,7 +31,10 @@ class _Run:
         self.root = root = Path(config.root).absolute()
         targets = discover(paths, config, root) if paths else []
         self.targets = [p.as_posix() for p in targets]
-        every = {p.as_posix(): p for p in (discover([root], config, root) if root.is_dir() else [])}
+        if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
+            every = dict(zip(self.targets, targets))  # checking the whole project: one walk of it
+        else:
+            every = {p.as_posix(): p for p in (discover([root], config, root) if root.is_dir() else [])}
         for p in targets:
             every.setdefault(p.as_posix(), p)
         self.files = {key: SourceFile(path, _relpath(path, root), key) for key, path in every.items()}
