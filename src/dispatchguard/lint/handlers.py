@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dispatchguard.lint.definitions import _class, _function, _lambda, _qualname
+from dispatchguard.lint.index import import_bindings
 from dispatchguard.lint.scopes import Scope
 
 if TYPE_CHECKING:
@@ -110,21 +111,14 @@ def _import(ctx: Context, node: ast.Import | ast.ImportFrom) -> None:
     scope = ctx.scopes[-1]
     if scope.kind != "function":
         return  # module-level imports are in the summary; class-level ones are rare
-    if isinstance(node, ast.Import):
-        for alias in node.names:
-            local = alias.asname or alias.name.split(".", 1)[0]
-            scope.quals[local] = alias.name if alias.asname else local
+    from_import = isinstance(node, ast.ImportFrom)
+    for local, target in import_bindings(node):
+        if from_import:
+            target = ctx.resolver.absolute(ctx.info, target)
+            scope.names[local] = ctx.kind(target)
+        else:
             scope.names[local] = None
-    else:
-        base = "." * node.level + (node.module or "")
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            local = alias.asname or alias.name
-            sep = "" if base.endswith(".") or not base else "."
-            qual = ctx.resolver.absolute(ctx.info, f"{base}{sep}{alias.name}")
-            scope.names[local] = ctx.kind(qual)
-            scope.quals[local] = qual
+        scope.quals[local] = target
 
 
 def _attribute(ctx: Context, node: ast.Attribute) -> None:

@@ -19,7 +19,7 @@ module's name later. Descriptors describe what a binding is, with names left unr
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 Desc = list[Any]
@@ -179,23 +179,29 @@ def _bind(defs: dict[str, list[Desc]], imports: dict[str, str], name: str, desc:
         defs.setdefault(name, []).append(desc)
 
 
+def import_bindings(stmt: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+    """``(local name, dotted target)`` for every name an import binds: ``import a.b`` binds ``a``,
+    ``import a.b as c`` binds ``c`` to ``a.b``; a relative ``from`` import keeps its leading dots
+    (the resolver makes it absolute); ``*`` binds nothing we can know."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                yield alias.asname, alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                yield head, head
+        return
+    base = "." * stmt.level + (stmt.module or "")
+    sep = "" if base.endswith(".") or not base else "."
+    for alias in stmt.names:
+        if alias.name != "*":
+            yield alias.asname or alias.name, f"{base}{sep}{alias.name}"
+
+
 def _summarise_block(body: list[ast.stmt], imports: dict[str, str], defs: dict[str, list[Desc]]) -> None:
     for stmt in body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    imports[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".", 1)[0]
-                    imports[head] = head
-        elif isinstance(stmt, ast.ImportFrom):
-            base = "." * stmt.level + (stmt.module or "")
-            for alias in stmt.names:
-                if alias.name == "*":
-                    continue
-                local = alias.asname or alias.name
-                sep = "" if base.endswith(".") or not base else "."
-                imports[local] = f"{base}{sep}{alias.name}"
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.update(import_bindings(stmt))
         elif isinstance(stmt, ast.ClassDef):
             bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
             _bind(defs, imports, stmt.name, ["class", bases])
