@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ast
-import os
-import stat
 
 import libcst as cst
 import pytest
@@ -13,6 +11,7 @@ from dispatchguard.fix import engine
 from dispatchguard.fix.base import Fix, NoFix
 from dispatchguard.fix.engine import FixReport, fix_source
 from dispatchguard.fix.names import ProjectNames, _index_module, index_project
+from dispatchguard.fix.splice import only_imports_changed
 from dispatchguard.lint.findings import Finding
 
 TOOL = b'''\
@@ -101,11 +100,11 @@ def test_unparseable_file_is_reported_not_raised():
 
 
 def test_only_imports_changed():
-    assert engine._only_imports_changed("x = 1\n", "import os\nx = 1\n")
-    assert engine._only_imports_changed("from a import b\nx = 1\n", "from a import b, c\nx = 1\n")
-    assert not engine._only_imports_changed("x = 1\n", "x = 2\n")
-    assert not engine._only_imports_changed("x = 1\n", "import os\nx = 1\ny = 2\n")
-    assert not engine._only_imports_changed("x = (\n", "x = 1\n")
+    assert only_imports_changed("x = 1\n", "import os\nx = 1\n")
+    assert only_imports_changed("from a import b\nx = 1\n", "from a import b, c\nx = 1\n")
+    assert not only_imports_changed("x = 1\n", "x = 2\n")
+    assert not only_imports_changed("x = 1\n", "import os\nx = 1\ny = 2\n")
+    assert not only_imports_changed("x = (\n", "x = 1\n")
 
 
 def test_existing_import_and_alias_are_reused():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import LintConfig, check_paths
-from dispatchguard.lint import engine
+from dispatchguard.lint.cache import CACHE_VERSION, ResultCache
 
 BASE = "from crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    pass\n"
 NOT_A_TOOL = "class Base:\n    pass\n"
@@ -36,43 +36,26 @@ def _codes(report) -> list[tuple[str, str]]:
     return [(Path(f.path).name, f.code) for f in report.findings]
 
 
-def _count_work(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    counts = {"parse": 0, "check": 0}
-    real_parse, real_check = engine.read_and_parse, engine.Context.run
-
-    def parse(path):
-        counts["parse"] += 1
-        return real_parse(path)
-
-    def check(self, *args, **kwargs):
-        counts["check"] += 1
-        return real_check(self, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "read_and_parse", parse)
-    monkeypatch.setattr(engine.Context, "run", check)
-    return counts
-
-
-def test_warm_run_reuses_everything(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_run_reuses_everything(project: Path) -> None:
     config = LintConfig(root=project)
     cold = check_paths([project], config, jobs=1)
     assert _codes(cold) == [("agent.py", "DG101")]
     assert (project / ".dispatchguard_cache" / ".gitignore").exists()
-    counts = _count_work(monkeypatch)
+    assert (cold.files_parsed, cold.files_walked) == (3, 3)  # base, tools, agent: the others name no tool word
     warm = check_paths([project], config, jobs=1)
     assert warm.findings == cold.findings
-    assert counts == {"parse": 0, "check": 0}
+    assert (warm.files_parsed, warm.files_walked) == (0, 0)
 
 
-def test_editing_a_base_class_invalidates_dependants_only(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_editing_a_base_class_invalidates_dependants_only(project: Path) -> None:
     config = LintConfig(root=project)
     check_paths([project], config, jobs=1)
     (project / "proj" / "base.py").write_text(NOT_A_TOOL + "\n")
-    counts = _count_work(monkeypatch)
     report = check_paths([project], config, jobs=1)
     assert _codes(report) == []  # Search is no longer a tool: the cached DG101 must not survive
-    assert counts["parse"] == 1  # only the edited file is parsed again
-    assert counts["check"] <= 2  # tree walks: only files that looked up the changed facts
+    # the edited file names no tool word now: nothing is parsed; the files whose lookups changed
+    # name no tool word either, so their walks are skipped
+    assert (report.files_parsed, report.files_walked) == (0, 0)
     (project / "proj" / "base.py").write_text(BASE)
     assert _codes(check_paths([project], config, jobs=1)) == [("agent.py", "DG101")]
 
@@ -93,16 +76,16 @@ def test_config_change_uses_another_cache(project: Path) -> None:
     check_paths([project], LintConfig(root=project), jobs=1)
     report = check_paths([project], LintConfig(root=project, ignore=("DG101",)), jobs=1)
     assert report.findings == []
-    assert len(list((project / ".dispatchguard_cache" / f"v{engine.CACHE_VERSION}").glob("*.json"))) == 2
+    assert len(list((project / ".dispatchguard_cache" / f"v{CACHE_VERSION}").glob("*.json"))) == 2
 
 
 @pytest.mark.parametrize(
-    "content", [b"", b"{", b"\xff\xfe", b'{"version": 0, "files": {}}', b'{"version": 1, "files": {"x": 3}}']
+    "content", [b"", b"{", b"\xff\xfe", b'{"version": 0, "files": {}}', b'{"version": 3, "files": {"x": 3}}', b'{"version": 3, "words": 7, "files": {}}']
 )
 def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
     config = LintConfig(root=project)
     expected = check_paths([project], config, jobs=1).findings
-    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
+    cache_file = ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     cache_file.write_bytes(content)
     assert check_paths([project], config, jobs=1).findings == expected
 
@@ -110,10 +93,10 @@ def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
 def test_cache_entries_of_wrong_shape_are_ignored(project: Path) -> None:
     config = LintConfig(root=project)
     expected = check_paths([project], config, jobs=1).findings
-    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
+    cache_file = ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     data = json.loads(cache_file.read_text())
     for entry in data["files"].values():
-        entry["f"] = {"x": "nonsense"}
+        entry["result"] = {"findings": "nonsense"}
     cache_file.write_text(json.dumps(data))
     assert check_paths([project], config, jobs=1).findings == expected
 
@@ -152,7 +135,7 @@ def test_deleted_files_leave_the_cache(project: Path) -> None:
     check_paths([project], config, jobs=1)
     (project / "proj" / "other0.py").unlink()
     check_paths([project], config, jobs=1)
-    cache_file = engine.ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
+    cache_file = ResultCache(project / ".dispatchguard_cache", config.fingerprint()).file
     assert not any(key.endswith("other0.py") for key in json.loads(cache_file.read_text())["files"])
 
 

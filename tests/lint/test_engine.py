@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import RULES, CheckReport, Finding, LintConfig, check_paths, load_config
-from dispatchguard.lint.engine import check_source, discover
+from dispatchguard.lint.discovery import discover
+from dispatchguard.lint.source import check_source
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\n"
@@ -66,8 +67,10 @@ def test_selection_and_per_file_ignores(tmp_path: Path) -> None:
     assert codes(dataclasses.replace(base, per_file_ignores=(("legacy/*", ("DG1",)),))) == [
         ("a.py", "DG101"), ("a.py", "DG102"),
     ]  # fmt: skip
-    _write(tmp_path, "bad.py", "def f(:\n")
+    _write(tmp_path, "bad.py", "from crewai.tools import BaseTool\ndef f(:\n")
+    _write(tmp_path, "plain_bad.py", "def f(:\n")  # names no tool word: never parsed, E999's business
     assert ("bad.py", "DG001") in codes(base)
+    assert ("plain_bad.py", "DG001") not in codes(base)
     assert ("bad.py", "DG001") not in codes(dataclasses.replace(base, ignore=("DG001",)))
     assert ("bad.py", "DG001") not in codes(dataclasses.replace(base, per_file_ignores=(("bad.py", ("DG",)),)))
 
@@ -131,7 +134,7 @@ def test_progress_callback(tmp_path: Path) -> None:
         _write(tmp_path, f"m{i}.py", "x = 1\n")
     calls: list[tuple[int, int]] = []
     check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False, progress=lambda d, t: calls.append((d, t)))
-    assert calls[-1] == (6, 6)
+    assert calls[-1] == (3, 3)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.lint import check_paths, load_config
-from dispatchguard.lint import engine, flake8_plugin
+from dispatchguard.lint import check_paths, flake8_plugin, load_config
 
 from .conftest import FIXTURES
 
@@ -60,27 +59,29 @@ def test_flake8_honours_config_and_file_level_noqa(tmp_path: Path, monkeypatch: 
     assert {(p, c) for p, _, _, c, _ in _flake8(tmp_path, "--extend-ignore", "DG101")} == set()
 
 
-def test_index_is_built_once_per_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
-    root = FIXTURES / "crossfile"
+def _plugin_findings(root: Path, path: Path, text: str | None = None) -> set[tuple[str, int, str]]:
+    text = path.read_text() if text is None else text
+    plugin = flake8_plugin.Plugin(ast.parse(text), str(path.relative_to(root)), text.splitlines(keepends=True))
+    return {(path.name, line, message.split()[0]) for line, _, message, _ in plugin.run()}
+
+
+def test_project_is_set_up_once_and_loads_only_what_a_file_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "crossfile"
+    shutil.copytree(FIXTURES / "crossfile", root)
+    for i in range(30):  # unrelated modules: never parsed for a buffer that does not lead to them
+        (root / f"filler{i}.py").write_text(f"import os\nVALUE = {i}\n")
     monkeypatch.chdir(root)
-    flake8_plugin._PROJECTS.clear()
-    flake8_plugin._CONFIGS.clear()
-    calls = []
-    real = engine.build_project
-
-    def counting(config, **kwargs):
-        calls.append(config.root)
-        return real(config, use_cache=False)
-
-    monkeypatch.setattr(flake8_plugin, "build_project", counting)
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        text = path.read_text()
-        lines = text.splitlines(keepends=True)
-        plugin = flake8_plugin.Plugin(ast.parse(text), str(path.relative_to(root)), lines)
-        found.extend((path.name, line, code.split()[0]) for line, _, code, _ in plugin.run())
-    assert len(calls) == 1
+    config = load_config(["."])
+    project = flake8_plugin.project_for(config)
+    assert flake8_plugin.project_for(config) is project
+    found = _plugin_findings(root, root / "app" / "agent.py")
     assert ("agent.py", 17, "DG101") in found
+    assert 0 < project.parsed <= 6  # the modules agent.py leads to, not the 30 others
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        found |= _plugin_findings(root, path)
+    expected = {(Path(f.path).name, f.line, f.code) for f in check_paths(["."], config, use_cache=False).findings}
+    assert found == expected  # suppressed ones included: flake8 applies
 
 
 def test_edited_buffer_is_reindexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,21 +113,10 @@ def test_plugin_reuses_the_cli_cache(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(root)
     config = load_config(["."])
     expected = {(Path(f.path).name, f.line, f.code) for f in check_paths(["."], config).findings}
-    flake8_plugin._PROJECTS.clear()
-    flake8_plugin._CONFIGS.clear()
-
-    def no_walk(*args, **kwargs):
-        raise AssertionError("a valid cached result must be reused")
-
-    monkeypatch.setattr(engine.Project, "check", no_walk)
     found = set()
     for path in sorted(root.rglob("*.py")):
-        text = path.read_text()
-        plugin = flake8_plugin.Plugin(ast.parse(text), str(path.relative_to(root)), text.splitlines(keepends=True))
-        found |= {(path.name, line, message.split()[0]) for line, _, message, _ in plugin.run()}
-    assert found == expected  # suppressed ones included: flake8 applies # noqa itself
-    monkeypatch.undo()
-    monkeypatch.chdir(root)
+        found |= _plugin_findings(root, path)
+    assert found == expected
+    assert flake8_plugin.project_for(config).parsed == 0  # every summary came from the CLI's cache
     edited = "from app.tools.search import search_tool\nsearch_tool.run('x')\n"
-    plugin = flake8_plugin.Plugin(ast.parse(edited), "app/agent.py", edited.splitlines(keepends=True))
-    assert [(line, m.split()[0]) for line, _, m, _ in plugin.run()] == [(2, "DG101")]
+    assert _plugin_findings(root, root / "app" / "agent.py", edited) == {("agent.py", 2, "DG101")}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dispatchguard.lint import LintConfig
-from dispatchguard.lint.engine import check_source
+from dispatchguard.lint.source import check_source
 
 STRICT = LintConfig(strict=True)
 

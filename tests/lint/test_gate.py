@@ -1,7 +1,7 @@
 """The word gate: a file's walk is skipped only when no identifier of it is a tool-related word.
 
 The gate searches the bytes for anchors (the words that contain no other word) and checks the
-identifier around each hit; it must agree with tokenising the file (``_IDENT.findall``)."""
+identifier around each hit; it must agree with tokenising the file (``IDENTIFIER.findall``)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,7 @@ import random
 import pytest
 
 from dispatchguard.lint import LintConfig
-from dispatchguard.lint.engine import _relevance_hints
-from dispatchguard.lint.project import _IDENT, Project
-
-
-def _project(words: set[str]) -> Project:
-    project = Project(LintConfig())
-    project.resolver._words = frozenset(words)  # the project facts the gate is built from
-    return project
+from dispatchguard.lint.project import IDENTIFIER, WordSet, may_have_findings, seed_words
 
 
 @pytest.mark.parametrize(
@@ -38,16 +31,18 @@ def _project(words: set[str]) -> Project:
     ],
 )
 def test_gate_matches_tokenising(data: bytes, expected: bool) -> None:
-    project = _project({"Tool", "BaseTool", "tool", "my-tool", "caf\u00e9"})
-    assert project.may_have_findings(data) is expected
-    assert (not project.word_set.isdisjoint(_IDENT.findall(data))) is expected
+    words = WordSet({"Tool", "BaseTool", "tool", "my-tool", "caf\u00e9"})
+    assert words.anchors is not None
+    assert may_have_findings(data, words) is expected
+    assert (not words.encoded.isdisjoint(IDENTIFIER.findall(data))) is expected
 
 
 def test_gate_with_many_words_tokenises() -> None:
     words = {f"Word{i}x" for i in range(100)}  # no word contains another: too many anchors
-    project = _project(words)
-    assert project.may_have_findings(b"a = Word7x + 1")
-    assert not project.may_have_findings(b"a = Word7 + Word7xy")
+    word_set = WordSet(words)
+    assert word_set.anchors is None
+    assert word_set.named_in(b"a = Word7x + 1")
+    assert not word_set.named_in(b"a = Word7 + Word7xy")
 
 
 def test_gate_random_agreement() -> None:
@@ -55,14 +50,25 @@ def test_gate_random_agreement() -> None:
     pool = ["ab", "a", "_1", "T", "b_", "ab1", "x", "Ta", "a_b", "_", "b9a"]
     alphabet = b"ab_1 9.T\n\xc3x"
     for _ in range(300):
-        project = _project(set(rnd.sample(pool, rnd.randint(1, 6))))
+        words = WordSet(set(rnd.sample(pool, rnd.randint(1, 6))))
         for _ in range(30):
             data = bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
-            expected = not project.word_set.isdisjoint(_IDENT.findall(data))
-            assert project.may_have_findings(data) is expected, (data, sorted(project.word_set))
+            expected = not words.encoded.isdisjoint(IDENTIFIER.findall(data))
+            assert words.named_in(data) is expected, (data, sorted(words.words))
 
 
-def test_relevance_hints_keep_the_shortest() -> None:
-    hints = _relevance_hints(LintConfig())
-    assert b"tool" in hints and b"Tool" in hints and b"_run" in hints
-    assert not any(h != o and o in h for h in hints for o in hints)
+def test_private_run_calls_pass_the_gate_without_words() -> None:
+    assert may_have_findings(b"x._run(1)", WordSet(()))
+    assert may_have_findings(b"await x._arun(1)", WordSet(()))
+    assert not may_have_findings(b"def _running(): pass", WordSet(()))
+
+
+def test_seed_words_come_from_the_configuration() -> None:
+    config = LintConfig(tool_bases=("my.pkg.Base", "own.Base2"), tool_decorators=("deco",), tool_packages=("pk.tools",))
+    seeds = seed_words(config, project_modules={"own"})
+    # outside the project: all parts must be named; bare or inside the project: the last part
+    assert seeds.words == {"deco", "Base2"}
+    assert seeds.joint == {("Base", "my", "pkg"), ("pk", "tools")}
+    assert seeds.named_in(b"from my.pkg import Base")
+    assert not seeds.named_in(b"Base = 1\npkg = 2")
+    assert seeds.named_in(b"from .own import Base2")

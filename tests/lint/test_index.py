@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import LintConfig, check_paths
-from dispatchguard.lint import engine
-from dispatchguard.lint.engine import check_source
 from dispatchguard.lint.index import module_names, summarise
+from dispatchguard.lint.source import check_source
 
 BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
 
@@ -96,23 +95,17 @@ def test_files_outside_the_root_are_named_by_their_packages(tmp_path: Path) -> N
     assert sorted((Path(f.path).name, f.code) for f in report.findings) == [("use.py", "DG101"), ("use.py", "DG102")]
 
 
-def test_worker_functions_in_process(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text(BASE + "T().run()\n")
-    (tmp_path / "b.py").write_text("x = 1\n")
-    (tmp_path / "bad.py").write_text("def f(:\n")
-    batch = engine._phase1_worker([(str(tmp_path / n), True) for n in ("a.py", "b.py", "bad.py")])
-    assert [entry["e"] is None for _, entry, _ in batch] == [True, True, False]
-    assert batch[0][2][1] >= {b"BaseTool", b"T"} and batch[1][2][0] is False
-    project = engine.build_project(LintConfig(root=tmp_path), use_cache=False)
-    engine._WORKER_PROJECT = project
-    try:
-        files = [engine.SourceFile(tmp_path / n, n, (tmp_path / n).as_posix()) for n in ("a.py", "b.py")]
-        out = engine._phase2_worker([(f, project.digests[f.key]) for f in files])
-    finally:
-        engine._WORKER_PROJECT = None
-    assert sorted(code for _, result in out for *_, code, _, _ in result["x"]) == ["DG101", "DG102"]
-    gone = engine.SourceFile(tmp_path / "gone.py", "gone.py", (tmp_path / "gone.py").as_posix())
-    assert "cannot read" in engine._check_one(project, gone, None, None, "0")["x"][0][5]
+def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
+    # a.py names BaseTool, so it is parsed and walked in the first round, before z.py (which only
+    # names Search, a tool word once y.py is loaded) tells that helper_tool is a tool
+    (tmp_path / "a.py").write_text("from crewai.tools import BaseTool\nfrom z import helper_tool\nhelper_tool.run()\n")
+    (tmp_path / "y.py").write_text(BASE.replace("class T(", "class Search("))
+    (tmp_path / "z.py").write_text("from y import Search\nhelper_tool = Search()\n")
+    (tmp_path / "plain.py").write_text("VALUE = 1\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("a.py", 3, "DG101"), ("z.py", 2, "DG102")]
+    assert report.files_parsed == 4  # y, z, a twice (its first walk's lookups no longer held); never plain.py
+    assert report.files_walked == 4
 
 
 def test_extend_adds_every_item() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dispatchguard.lint import RULES
-from dispatchguard.lint.engine import check_source
+from dispatchguard.lint.source import check_source
 
 from .conftest import expectations
 
@@ -37,3 +37,20 @@ def test_rule_metadata(code: str) -> None:
 
 def test_codes_leave_room_for_later_rules() -> None:
     assert all(code.startswith(("DG0", "DG1")) for code in RULES)
+
+
+def test_every_rule_module_is_registered() -> None:
+    import pkgutil
+
+    from dispatchguard.lint import rules
+
+    modules = {name for _, name, _ in pkgutil.iter_modules(rules.__path__) if name.startswith("dg")}
+    assert modules == {module.__name__.rsplit(".", 1)[-1] for module in RULES.values()}
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_visits_something(code: str) -> None:
+    rule = RULES[code]
+    if code == "DG001":  # the engine's own: reported for files it cannot read or parse
+        return
+    assert hasattr(rule, "check_call") or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))

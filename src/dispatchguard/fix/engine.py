@@ -31,9 +31,8 @@ from typing import Any
 from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.files import read_source
 from dispatchguard.fix.names import ProjectNames, index_project
-from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, _unified_diff
+from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, unified_diff
 from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_source
-from dispatchguard.fix.splice import _only_imports_changed  # noqa: F401 - tests use it from here
 
 __all__ = [
     "FIXERS",
@@ -149,6 +148,6 @@ def apply_fixes(
     report.changed_files = sorted(p for p, data in current.items() if data != originals.get(p))
     if diff:
         report.diff = "".join(
-            _unified_diff(p, originals[p], current[p]) for p in report.changed_files
+            unified_diff(p, originals[p], current[p]) for p in report.changed_files
         )
     return report

@@ -19,7 +19,7 @@ def _bound_names(module: cst.Module) -> set[str]:
     return names
 
 
-def _plan_refs(module: cst.Module) -> tuple[dict[str, cst.BaseExpression], dict[str, tuple[str, str | None]]]:
+def plan_refs(module: cst.Module) -> tuple[dict[str, cst.BaseExpression], dict[str, tuple[str, str | None]]]:
     """How each runtime name is referred to in this file, and the imports that would need adding
     (name -> (module, alias)). An existing ``from dispatchguard... import X [as Y]`` is reused;
     a name the file already uses for something else gets a ``dg_`` alias."""

@@ -112,9 +112,9 @@ def _index_module(tree: ast.Module, module: str, names: ProjectNames) -> None:
         if isinstance(node, ast.ClassDef):
             name_attr = None
             for stmt in node.body:
-                if isinstance(stmt, ast.Assign) and any(
+                if (isinstance(stmt, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == "name" for t in stmt.targets
-                ) or (
+                )) or (
                     isinstance(stmt, ast.AnnAssign)
                     and isinstance(stmt.target, ast.Name)
                     and stmt.target.id == "name"

@@ -50,7 +50,7 @@ class FixReport:
         return sum(1 for s in self.skipped if s.kind == "unsafe")
 
 
-def _unified_diff(path: str, before: bytes, after: bytes) -> str:
+def unified_diff(path: str, before: bytes, after: bytes) -> str:
     def lines(data: bytes) -> list[str]:
         try:
             text = cst.parse_module(data).code

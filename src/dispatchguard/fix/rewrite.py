@@ -13,10 +13,10 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from dispatchguard.fix import dg101, dg103
 from dispatchguard.fix.base import FileContext, Fix, NoFix
-from dispatchguard.fix.imports import _plan_refs
+from dispatchguard.fix.imports import plan_refs
 from dispatchguard.fix.names import ProjectNames
 from dispatchguard.fix.report import AppliedFix, SkippedFix
-from dispatchguard.fix.splice import _apply, _offsets, _only_imports_changed, _span
+from dispatchguard.fix.splice import apply_fixes, line_offsets, node_span, only_imports_changed
 
 FIXERS: dict[str, Callable[[Any, FileContext], Fix | NoFix]] = {
     dg101.CODE: dg101.fix,
@@ -55,7 +55,7 @@ def fix_source(
             skip(finding, f"libcst cannot parse the file: {str(exc).splitlines()[0]}", "dropped")
         return source, applied, skipped
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    refs, needed = _plan_refs(module)
+    refs, needed = plan_refs(module)
     if project is None and any(f.code == dg101.CODE for f in findings) and project_factory is not None:
         project = project_factory()
     ctx = FileContext(
@@ -75,7 +75,7 @@ def fix_source(
             continue
         try:
             outcome = fixer(finding, ctx)
-        except Exception as exc:  # noqa: BLE001 - a fixer bug must never break the run or the file
+        except Exception as exc:
             skip(finding, f"fix dropped: internal error in the {finding.code} fixer ({type(exc).__name__}: {exc})", "dropped")
             continue
         if isinstance(outcome, NoFix):
@@ -88,15 +88,15 @@ def fix_source(
     # One fix per node, and no fix inside another fix's node this pass (the next pass gets it).
     chosen: list[tuple[Any, Fix]] = []
     spans: list[tuple[int, int]] = []
-    starts = _offsets(module.code)
+    starts = line_offsets(module.code)
     for finding, fix in candidates:
         if fix.target not in ctx.positions:
             skip(finding, "fix dropped: it targets a node that is not in the file", "dropped")
             continue
-        span = _span(ctx.positions[fix.target], starts)
+        span = node_span(ctx.positions[fix.target], starts)
         if any(s < span[1] and span[0] < e for s, e in spans):
             continue  # overlapping: retried on the next pass
-        result, reason = _apply(module, [fix])
+        result, reason = apply_fixes(module, [fix])
         if result is None:
             skip(finding, f"fix dropped: {reason}", "dropped")
             continue
@@ -105,7 +105,7 @@ def fix_source(
 
     if not chosen:
         return source, applied, skipped
-    new_module, reason = _apply(module, [fix for _, fix in chosen])
+    new_module, reason = apply_fixes(module, [fix for _, fix in chosen])
     if new_module is None:  # each fix was fine alone: should not happen, but never write a broken file
         for finding, _ in chosen:
             skip(finding, f"fix dropped: {reason}", "dropped")
@@ -118,7 +118,7 @@ def fix_source(
         for source_module, name, alias in imports:
             AddImportsVisitor.add_needed_import(context, source_module, name, alias)
         with_imports = new_module.visit(AddImportsVisitor(context))
-        if not _only_imports_changed(new_module.code, with_imports.code):
+        if not only_imports_changed(new_module.code, with_imports.code):
             for finding, _ in chosen:
                 skip(finding, "fix dropped: adding the imports would change other code", "dropped")
             return source, applied, skipped
@@ -126,7 +126,7 @@ def fix_source(
 
     try:
         cst.parse_module(new_module.code)
-    except cst.ParserSyntaxError as exc:  # pragma: no cover - guarded by _apply and the import check
+    except cst.ParserSyntaxError as exc:  # pragma: no cover - guarded by apply_fixes and the import check
         for finding, _ in chosen:
             skip(finding, f"fix dropped: the result would not parse ({exc})", "dropped")
         return source, applied, skipped

@@ -20,7 +20,7 @@ class _Replace(cst.CSTTransformer):
         return self.mapping.get(original_node, updated_node)
 
 
-def _offsets(code: str) -> list[int]:
+def line_offsets(code: str) -> list[int]:
     """Character offset of the start of each line (1-based line numbers index it)."""
     starts = [0, 0]
     for i, ch in enumerate(code):
@@ -29,11 +29,11 @@ def _offsets(code: str) -> list[int]:
     return starts
 
 
-def _span(rng: Any, starts: list[int]) -> tuple[int, int]:
+def node_span(rng: Any, starts: list[int]) -> tuple[int, int]:
     return starts[rng.start.line] + rng.start.column, starts[rng.end.line] + rng.end.column
 
 
-def _apply(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module | None, str]:
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module | None, str]:
     """Apply non-overlapping fixes; return the new module, or None and why it was refused."""
     old_code = module.code
     old_positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -47,15 +47,15 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module | None,
     del reparsed
     # Everything outside the replaced nodes must be byte-for-byte the same.
     new_positions = MetadataWrapper(new_module, unsafe_skip_copy=True).resolve(PositionProvider)
-    old_starts, new_starts = _offsets(old_code), _offsets(new_code)
+    old_starts, new_starts = line_offsets(old_code), line_offsets(new_code)
     old_cut, new_cut = 0, 0
     pairs = sorted(
-        ((_span(old_positions[f.target], old_starts), f.replacement) for f in fixes), key=lambda p: p[0]
+        ((node_span(old_positions[f.target], old_starts), f.replacement) for f in fixes), key=lambda p: p[0]
     )
     for (old_start, old_end), replacement in pairs:
         if replacement not in new_positions:
             return None, "the replacement node is not in the result"
-        new_start, new_end = _span(new_positions[replacement], new_starts)
+        new_start, new_end = node_span(new_positions[replacement], new_starts)
         if old_code[old_cut:old_start] != new_code[new_cut:new_start]:
             return None, "it would change code outside the node it targets"
         old_cut, new_cut = old_end, new_end
@@ -64,7 +64,7 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module | None,
     return new_module, ""
 
 
-def _only_imports_changed(before: str, after: str) -> bool:
+def only_imports_changed(before: str, after: str) -> bool:
     """True when ``after`` differs from ``before`` only by import statements."""
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():

@@ -9,5 +9,6 @@ from dispatchguard.lint.config import ConfigError, LintConfig, load_config
 from dispatchguard.lint.engine import check_paths
 from dispatchguard.lint.findings import CheckReport, Finding
 from dispatchguard.lint.rules import RULES
+from dispatchguard.lint.source import check_source
 
-__all__ = ["load_config", "LintConfig", "ConfigError", "check_paths", "CheckReport", "Finding", "RULES"]
+__all__ = ["RULES", "CheckReport", "ConfigError", "Finding", "LintConfig", "check_paths", "check_source", "load_config"]

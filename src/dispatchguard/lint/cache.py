@@ -1,62 +1,143 @@
-"""The result cache: one JSON file per configuration, holding each file's phase-1 summary and its
-findings with the project facts they depend on."""
+"""The result cache: one JSON file per configuration, holding for each file what the last run
+learnt of it (its summary, or that it names no tool word) and its findings with the project facts
+they depend on."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from dispatchguard import __version__
-from dispatchguard.lint.parsing import Parsed
+from dispatchguard.lint.project import WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 CACHE_DIRNAME = ".dispatchguard_cache"
+
+# (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
+CachedFinding = list[Any]
+
+
+@dataclasses.dataclass
+class FileResult:
+    """A checked file's findings and what they were computed from: the kinds the walk looked up
+    (``deps``, ``class_deps``: ``[qualified name, kind]``), or, when the walk was skipped because
+    the file names no tool word, the digest of the tool words (``gate``)."""
+
+    findings: list[CachedFinding]
+    module: str | None = None
+    deps: list[list[Any]] = dataclasses.field(default_factory=list)
+    class_deps: list[list[Any]] = dataclasses.field(default_factory=list)
+    gate: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> FileResult | None:
+        """The result stored in the cache, or None when it is not of the expected shape."""
+        if not isinstance(data, dict):
+            return None
+        findings, deps, class_deps = data.get("findings"), data.get("deps", []), data.get("class_deps", [])
+        module, gate = data.get("module"), data.get("gate")
+        if not (
+            isinstance(findings, list)
+            and all(isinstance(f, list) and len(f) == 7 for f in findings)
+            and all(_pairs(d) for d in (deps, class_deps))
+            and all(v is None or isinstance(v, str) for v in (module, gate))
+        ):
+            return None
+        return cls(findings, module, deps, class_deps, gate)
+
+
+def _pairs(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value)
+
+
+@dataclasses.dataclass
+class CacheEntry:
+    """What is known of one file at a given stat: its content digest; its summary or error when it
+    was parsed (``parsed``), else it named none of the cache's tool words; its result if checked."""
+
+    stat: list[int]
+    digest: str
+    parsed: bool
+    summary: dict[str, Any] | None = None
+    error: list[Any] | None = None
+    result: FileResult | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> CacheEntry | None:
+        if not isinstance(data, dict):
+            return None
+        stat, digest, summary, error = data.get("stat"), data.get("digest"), data.get("summary"), data.get("error")
+        if not (
+            isinstance(stat, list)
+            and isinstance(digest, str)
+            and (summary is None or _summary_shape(summary))
+            and (error is None or (isinstance(error, list) and len(error) == 3))
+        ):
+            return None
+        return cls(stat, digest, bool(data.get("parsed")), summary, error, FileResult.from_json(data.get("result")))
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _summary_shape(summary: Any) -> bool:
+    return isinstance(summary, dict) and isinstance(summary.get("imports"), dict) and isinstance(summary.get("defs"), dict)
 
 
 class ResultCache:
     """One JSON file per configuration under ``<root>/.dispatchguard_cache/v<N>/``.
 
-    Entries are keyed by absolute path and hold the content digest, the stat used to skip reading
-    unchanged files, the phase-1 summary and the findings with their deps. Writes go to a temporary
-    file that is then renamed over the old one, so concurrent runs never see a partial file (the
-    last writer wins); anything unreadable is ignored.
+    Entries are keyed by absolute path. ``words`` are the tool words of the run that wrote the
+    cache: files recorded as not parsed named none of them. Writes go to a temporary file that is
+    then renamed over the old one, so concurrent runs never see a partial file (the last writer
+    wins); anything unreadable is ignored.
     """
 
     def __init__(self, directory: Path, fingerprint: str) -> None:
         self.file = directory / f"v{CACHE_VERSION}" / f"{__version__}-{fingerprint}.json"
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.entries: dict[str, CacheEntry] = {}
+        self.words: WordSet | None = None
         self.dirty = False
 
     def load(self) -> None:
         try:
             with open(self.file, "rb") as fh:
                 data = json.load(fh)
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict):
-            self.entries = data["files"]
+        if not (isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict)):
+            return
+        words, joint = data.get("words"), data.get("joint")
+        if _strings(words) and isinstance(joint, list) and all(_strings(parts) for parts in joint):
+            self.words = WordSet(words, (tuple(parts) for parts in joint))
+        for key, raw in data["files"].items():
+            entry = CacheEntry.from_json(raw)
+            if entry is not None:
+                self.entries[key] = entry
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        entry = self.entries.get(key)
-        return entry if isinstance(entry, dict) else None
+    def get(self, key: str) -> CacheEntry | None:
+        return self.entries.get(key)
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
+    def put(self, key: str, entry: CacheEntry) -> None:
         self.entries[key] = entry
         self.dirty = True
 
-    def save(self, keep: Iterable[str] | None = None) -> None:
+    def save(self, keep: Iterable[str], words: WordSet) -> None:
         """Write the cache (``keep``: the files of the project; entries of other files are dropped)."""
-        if keep is not None:
-            wanted = set(keep)
-            stale = [key for key in self.entries if key not in wanted]
-            for key in stale:
-                del self.entries[key]
-            self.dirty = self.dirty or bool(stale)
-        if not self.dirty:
+        wanted = set(keep)
+        stale = [key for key in self.entries if key not in wanted]
+        for key in stale:
+            del self.entries[key]
+        if not (self.dirty or stale or self.words is None or words.digest != self.words.digest):
             return
         directory = self.file.parent
         try:
@@ -67,18 +148,18 @@ class ResultCache:
             # imported here: it imports tempfile, which a run that writes nothing does not need
             from dispatchguard.atomic import atomic_write
 
-            blob = json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":"))
+            files = {key: entry.to_json() for key, entry in self.entries.items()}
+            blob = json.dumps(
+                {
+                    "version": CACHE_VERSION,
+                    "words": sorted(words.words),
+                    "joint": sorted(list(parts) for parts in words.joint),
+                    "files": files,
+                },
+                separators=(",", ":"),
+            )
             atomic_write(self.file, blob.encode("utf-8"))
         except OSError:
             return  # a read-only tree: the cache is an optimisation, never fatal
+        self.words = words
         self.dirty = False
-
-
-def _valid_entry(entry: dict[str, Any] | None, stat: tuple[int, int] | None) -> bool:
-    if entry is None or stat is None:
-        return False
-    return entry.get("st") == list(stat) and isinstance(entry.get("h"), str) and "s" in entry
-
-
-def _parsed_entry(parsed: Parsed) -> dict[str, Any]:
-    return {"st": list(parsed.stat), "h": parsed.digest, "s": parsed.summary, "e": parsed.error}

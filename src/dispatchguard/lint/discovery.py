@@ -19,7 +19,8 @@ class SourceFile:
     key: str  # cache key: absolute POSIX path
 
 
-def _relpath(path: Path, root: Path) -> str:
+def relative_path(path: Path, root: Path) -> str:
+    """Root-relative POSIX path (absolute POSIX path when outside the root)."""
     if os.sep == "/":  # POSIX paths are normalised: a textual prefix is a prefix of the parts
         text, prefix = str(path), f"{root}/"
         if text.startswith(prefix) and len(text) > len(prefix):
@@ -59,13 +60,14 @@ def discover(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: 
 def _excluded(path: Path, root: Path, exclude: Sequence[str], is_dir: bool = False) -> bool:
     if not exclude:
         return False
-    rel = _relpath(path, root)
+    rel = relative_path(path, root)
     if rel == ".":
         return False
     return any_glob(exclude, rel)
 
 
-def _display_path(path: Path, cwd: Path) -> str:
+def display_path(path: Path, cwd: Path) -> str:
+    """How a path is shown: relative to the current directory when below it."""
     try:
         return path.relative_to(cwd).as_posix()
     except ValueError:

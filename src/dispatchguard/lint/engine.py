@@ -1,57 +1,40 @@
-"""The checking engine: the two phases and parallel jobs.
+"""The checking engine: one run of ``check_paths``.
 
-Phase 1 reads and parses every file of the project (under ``config.root``, minus ``exclude``) and
-keeps a summary of what each module binds at top level. Phase 2 resolves tool classes, tools and
-registries across the project, then walks only the files to report on. A file's findings are
-cached with the project facts it looked up (``deps``): a later run reuses them while the file's
-content, the configuration and those facts are unchanged, so editing a base class in one file
-re-checks exactly the files that depend on it.
+1. **Files.** The files to report on (under ``paths``) and the project's files (under the root),
+   minus ``exclude``; module names come from the paths alone.
+2. **Tool words** (:meth:`Project.close_words`). The bytes of the files are scanned for tool words;
+   only the candidates that name one are parsed, in rounds, until the words are complete. Nothing
+   else is parsed, but the modules a walk asks about (imports followed outward).
+3. **Walks.** A file to report on is walked as soon as it is parsed (each file is parsed at most
+   once per run), with what the project knows at that moment; the kinds it looked up are
+   recorded. Once the words are complete, a walk whose lookups still hold is final (nearly all
+   are); the others are walked again.
+4. **The rest** of the files to report on: the gate skips those that name no tool word and no
+   ``._run``; those that do are parsed and walked. A skipped file is still held to being readable
+   and decodable (DG001), but never parsed: a syntax error in a file that names no tool word is
+   the project's Python linter's to report (ruff and flake8: E999), not ours.
 
-The parts: :mod:`.discovery` (which files), :mod:`.parsing` (per-file work), :mod:`.project`
-(checking one file against the project), :mod:`.cache` (the result cache), :mod:`.run` (the state
-of one run) and :mod:`.source` (checking source text in memory). Their names that tests, the
-flake8 plugin and benchmarks use are importable from here too.
+Results are cached per file with what they depend on (the kinds looked up, or the tool words for a
+skipped walk): a later run reuses them while the file, the configuration and those facts are
+unchanged. When no file of the project changed at all, the cached results are reported at once.
 """
 
 from __future__ import annotations
 
+import ast
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from dispatchguard.lint.analysis import Context  # noqa: F401 - tests patch engine.Context.run
-from dispatchguard.lint.cache import (
-    CACHE_VERSION,  # noqa: F401 - tests read engine.CACHE_VERSION
-    ResultCache,
-    _parsed_entry,
-    _valid_entry,
-)
+from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
+from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig
-from dispatchguard.lint.discovery import (
-    SourceFile,
-    _display_path,
-    _relpath,  # noqa: F401 - the flake8 plugin imports it from here
-    discover,
-)
+from dispatchguard.lint.discovery import SourceFile, discover, display_path, relative_path
 from dispatchguard.lint.findings import CheckReport, Finding
-from dispatchguard.lint.parsing import _stat, quiet_parsing, read_and_parse
-from dispatchguard.lint.project import (
-    _IDENT,
-    _PRIVATE_RUN,
-    CachedFinding,
-    Project,
-    _check_one,
-    _findings_valid,
-)
-from dispatchguard.lint.run import _Run
-from dispatchguard.lint.source import check_source
+from dispatchguard.lint.parsing import content_digest, file_stat, parse_bytes, quiet_parsing, readable_source
+from dispatchguard.lint.project import Project, WordSet, may_have_findings
 
-_KEEP_TREES_BYTES = 8_000_000  # source bytes whose trees phase 1 keeps for phase 2 (about 25x in RAM)
-_MIN_PARALLEL = 24  # below this many files a process pool costs more than it saves
-
-
-# ============================================================================ the run
+Progress = Callable[[int, int], None]
 
 
 def check_paths(
@@ -61,190 +44,241 @@ def check_paths(
     jobs: int | None = None,
     use_cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> CheckReport:
-    """Check the Python files under ``paths`` with knowledge of the whole project under the root."""
+    """Check the Python files under ``paths`` with knowledge of the whole project under the root.
+
+    ``jobs`` is accepted for compatibility: the lazy index leaves too little parsing to pay for
+    worker processes (measured in ``benchmarks/lint_speed.py``), so a run uses one process.
+    """
+    del jobs
     with quiet_parsing():
-        return _check_paths(paths, config, jobs, use_cache, cache_dir, progress)
+        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress)
+        return run.execute()
 
 
-def _check_paths(
-    paths: Sequence[str | os.PathLike[str]],
-    config: LintConfig,
-    jobs: int | None,
-    use_cache: bool,
-    cache_dir: str | os.PathLike[str] | None,
-    progress: Callable[[int, int], None] | None,
-) -> CheckReport:
-    run = _Run(config, list(paths) or ["."], jobs, use_cache, cache_dir, progress)
-    _index(run)
-    project = run.project
-    results: dict[str, list[CachedFinding]] = {}
-    todo: list[str] = []
-    digest = project.resolver.words_digest() if run.targets else ""
-    for key in run.targets:
-        entry = run.entries[key]
-        if entry.get("e"):
-            results[key] = project.error_finding(run.files[key], run.kept.get(key, (None,))[0], entry["e"])
-            run.tick()
-            continue
-        cached = entry.get("f")
-        info = project.infos.get(key)
-        module = info.name if info is not None else None
-        if isinstance(cached, dict) and cached.get("m") == module and _findings_valid(project, cached, digest):
-            results[key] = cached["x"]
-            run.tick()
-        elif key in run.gates and not project.gate_passes(*run.gates[key]):
-            run.store(results, key, {"x": [], "d": None, "g": digest, "m": module})
-            run.tick()
-        else:
-            todo.append(key)
-    # phase 2 re-reads and re-parses in the workers: only worth a pool for more files than phase 1
-    pool_context = _fork_context() if run.jobs > 1 and len(todo) >= 3 * _MIN_PARALLEL else None
-    if pool_context is not None:
-        global _WORKER_PROJECT
-        _WORKER_PROJECT = project
+def project_files(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> tuple[list[SourceFile], list[str]]:
+    """(every file of the project, the keys of those under ``paths``): the project's files under
+    the root come first, in walk order, then files under ``paths`` outside the root."""
+    root = Path(config.root).absolute()
+    targets = discover(paths, config, root) if paths else []
+    if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
+        every = targets  # checking the whole project: one walk of it
+    else:
+        every = discover([root], config, root) if root.is_dir() else []
+    files = {p.as_posix(): SourceFile(p, relative_path(p, root), p.as_posix()) for p in every}
+    for p in targets:
+        files.setdefault(p.as_posix(), SourceFile(p, relative_path(p, root), p.as_posix()))
+    return list(files.values()), [p.as_posix() for p in targets]
+
+
+class _Run:
+    def __init__(
+        self,
+        config: LintConfig,
+        paths: list[str | os.PathLike[str]],
+        use_cache: bool,
+        cache_dir: str | os.PathLike[str] | None,
+        progress: Progress | None,
+    ) -> None:
+        self.config = config
+        files, targets = project_files(paths, config)
+        self.targets = targets
+        self.target_set = set(targets)
+        self.project = project = Project(config, files)
+        self.use_cache = use_cache
+        directory = Path(cache_dir) if cache_dir else project.root / CACHE_DIRNAME
+        self.cache = ResultCache(directory, config.fingerprint())
+        if use_cache:
+            self.cache.load()
+        self.stats: dict[str, list[int] | None] = {}
+        self.digests: dict[str, str] = {}
+        self.results: dict[str, FileResult] = {}
+        self.unscanned: dict[str, bytes] = {}
+        self.queue: list[tuple[str, bytes, ast.Module]] = []
+        self.walking = False
+        self.progress = progress
+        self.done = 0
+        project.on_parse = self.parsed
+
+    # ---------------------------------------------------------------- the run
+
+    def execute(self) -> CheckReport:
+        project, cache = self.project, self.cache
+        for key, file in project.files.items():
+            self.stats[key] = file_stat(file.path)
+        if self.use_cache and self.unchanged():
+            for key in self.targets:
+                entry = cache.get(key)
+                assert entry is not None and entry.result is not None
+                self.results[key] = entry.result
+                self.tick()
+            return self.report()
+        for key, entry in self.valid_entries():
+            if entry.parsed:
+                project.known[key] = (entry.summary, entry.error)
+                self.digests[key] = entry.digest
+        words = project.close_words(self.scan)
+        for key in self.targets:
+            self.finish_target(key, words)
+            self.tick()
+        if self.use_cache:
+            self.remember(words)
+            cache.save(keep=project.files, words=words)
+        return self.report()
+
+    def unchanged(self) -> bool:
+        """Whether the cache describes this very project: same files, same stats, every target's
+        result recorded (then every result is still valid)."""
+        cache = self.cache
+        if cache.words is None or len(cache.entries) != len(self.stats):
+            return False
+        for key, stat in self.stats.items():
+            entry = cache.get(key)
+            if entry is None or stat is None or entry.stat != stat:
+                return False
+        return all(cache.entries[key].result is not None for key in self.targets)
+
+    def valid_entries(self) -> Iterator[tuple[str, CacheEntry]]:
+        for key, stat in self.stats.items():
+            entry = self.cache.get(key) if self.use_cache else None
+            if entry is not None and stat is not None and entry.stat == stat:
+                yield key, entry
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, len(self.targets))
+
+    # ---------------------------------------------------------------- tool words
+
+    def scan(self, words: WordSet, previous: WordSet | None) -> Iterator[tuple[str, bytes | None]]:
+        """The files not loaded yet that name one of ``words`` (see :meth:`Project.close_words`)."""
+        project = self.project
+        cached_words = self.cache.words if self.use_cache else None
+        new = words if previous is None else words - previous
+        for key, file in project.files.items():
+            if key in project.infos:
+                continue
+            if key in project.known:  # parsed before: a candidate as it stands
+                if previous is None:
+                    yield key, None
+                continue
+            entry = self.cache.get(key) if self.use_cache else None
+            look_for = new
+            if entry is not None and entry.stat == self.stats[key] and cached_words is not None:
+                # it named none of the cached words: only the words not among them can be in it
+                look_for = new - cached_words
+                if not look_for:
+                    continue
+            data, _ = self.read(key)
+            if data is not None and look_for.named_in(data):
+                yield key, data
+
+    def read(self, key: str) -> tuple[bytes | None, str | None]:
+        """A file's bytes, or why it cannot be read."""
         try:
-            project.resolver.words()  # computed once, before forking
-            with _pool(run.jobs, pool_context) as pool:
-                work = [(run.files[k], run.entries[k]["h"]) for k in todo]
-                for batch in pool.map(_phase2_worker, _chunks(work, run.jobs)):
-                    for key, outcome in batch:
-                        run.store(results, key, outcome)
-                    run.tick(len(batch))
+            data = self.project.files[key].path.read_bytes()
+        except OSError as exc:
+            return None, f"cannot read the file: {exc.strerror or exc}"
+        self.digests[key] = content_digest(data)
+        return data, None
+
+    # ---------------------------------------------------------------- walks
+
+    def parsed(self, key: str, data: bytes, tree: ast.Module) -> None:
+        """A file was parsed: walk it now if it is to be reported on (after the walk under way)."""
+        self.digests[key] = content_digest(data)
+        if key not in self.target_set or key in self.results:
+            return
+        self.queue.append((key, data, tree))
+        if self.walking:
+            return
+        self.walking = True
+        try:
+            while self.queue:
+                key, data, tree = self.queue.pop()
+                self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
         finally:
-            _WORKER_PROJECT = None
-    else:
-        for key in todo:
-            data, tree = run.kept.pop(key, (None, None))
-            run.store(results, key, _check_one(project, run.files[key], data, tree, run.entries[key]["h"]))
-            run.tick()
-    if use_cache:
-        run.cache.save(keep=run.files)
+            self.walking = False
 
-    cwd = Path.cwd()
-    findings = []
-    for key, items in results.items():
-        shown = _display_path(run.files[key].path, cwd)
-        for line, col, end_line, end_col, code, message, suppressed in items:
-            findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
-    findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
-    return CheckReport(findings=findings, files_checked=len(run.targets))
+    def finish_target(self, key: str, words: WordSet) -> None:
+        """The final result of a file to report on."""
+        project = self.project
+        file = project.files[key]
+        result = self.results.get(key)
+        if result is not None and result.gate is None:
+            if project.deps_valid(result.deps, result.class_deps) and (
+                key in (project.candidates or ()) or self.passes_gate(key, words)
+            ):
+                return
+            del self.results[key]
+        entry = self.cache.get(key) if self.use_cache else None
+        fresh = entry is not None and entry.stat == self.stats.get(key)
+        if fresh and entry.result is not None and self.cached_valid(key, entry.result, words):
+            self.results[key] = entry.result
+            return
+        known = project.known.get(key)
+        if known is not None and known[1] is not None:
+            self.results[key] = error_result(project, file, None, known[1])
+            return
+        data, reason = self.read(key)
+        if data is None:
+            self.results[key] = error_result(project, file, None, [1, 1, reason])
+            return
+        walk = rules_for(project, file.relpath) and may_have_findings(data, words)
+        if not walk and readable_source(data):
+            self.results[key] = skipped_result(project, file, words.digest)
+            return
+        tree, error = parse_bytes(data)
+        project.parsed += 1
+        if tree is None:
+            assert error is not None
+            project.known[key] = (None, error)
+            self.results[key] = error_result(project, file, data, error)
+            return
+        self.results[key] = check_tree(project, file, data, tree)
 
+    def passes_gate(self, key: str, words: WordSet) -> bool:
+        data, _ = self.read(key)
+        return data is not None and may_have_findings(data, words)
 
-def build_project(config: LintConfig, *, use_cache: bool = True) -> Project:
-    """Index the whole project under ``config.root`` (phase 1 and resolution) without checking."""
-    run = _Run(config, [], 1, use_cache, None, None)
-    with quiet_parsing():
-        _index(run)
-    for key, entry in run.entries.items():
-        if isinstance(entry.get("f"), dict):
-            run.project.cached[key] = entry["f"]
-    if use_cache:
-        run.cache.save(keep=run.files)
-    return run.project
+    def cached_valid(self, key: str, result: FileResult, words: WordSet) -> bool:
+        name = self.project.module_names[key][0]
+        if result.module is not None and result.module != name:
+            return False
+        if result.gate is not None:
+            return result.gate == words.digest
+        return self.project.deps_valid(result.deps, result.class_deps)
 
+    # ---------------------------------------------------------------- cache and report
 
-def _index(run: _Run) -> None:
-    """Phase 1 (summaries, from the cache when the file's stat is unchanged) and resolution."""
-    stale: list[str] = []
-    for key, file in run.files.items():
-        entry = run.cache.get(key) if run.use_cache else None
-        if entry is not None and _valid_entry(entry, _stat(file.path)):
-            run.entries[key] = entry
-            run.tick()
-        else:
-            stale.append(key)
-    targets = set(run.targets)
-    pool_context = _fork_context() if run.jobs > 1 and len(stale) >= _MIN_PARALLEL else None
-    if pool_context is not None:
-        with _pool(run.jobs, pool_context) as pool:
-            work = [(key, key in targets) for key in stale]
-            for batch in pool.map(_phase1_worker, _chunks(work, run.jobs)):
-                for key, fresh, gate in batch:
-                    run.merge(key, fresh)
-                    if gate is not None:
-                        run.gates[key] = gate
-                run.tick(len(batch))
-    else:
-        budget = _KEEP_TREES_BYTES
-        hints = _relevance_hints(run.config)
-        for key in stale:
-            data, tree, parsed = read_and_parse(run.files[key].path)
-            if data is not None and key in targets and budget > 0 and any(h in data for h in hints):
-                run.kept[key] = (data, tree)
-                budget -= len(data)
-            run.merge(key, _parsed_entry(parsed))
-            run.tick()
-    project = run.project
-    project.package_dirs = frozenset(
-        rel[: -len("/__init__.py")] if "/" in rel else ""
-        for rel in (f.relpath for f in run.files.values())
-        if rel.endswith("/__init__.py") or rel == "__init__.py"
-    )
-    for key, entry in run.entries.items():
-        if entry.get("s") is not None:
-            project.add(run.files[key], entry["s"], project.package_dirs)
-            project.digests[key] = entry["h"]
+    def remember(self, words: WordSet) -> None:
+        project, cache = self.project, self.cache
+        for key in project.files:
+            stat = self.stats.get(key)
+            if stat is None:
+                continue
+            old = cache.get(key)
+            known = project.known.get(key)
+            digest = self.digests.get(key) or (old.digest if old is not None and old.stat == stat else None)
+            if digest is None:
+                continue
+            if known is not None:
+                entry = CacheEntry(stat, digest, True, known[0], known[1])
+            else:
+                entry = CacheEntry(stat, digest, False)
+            entry.result = self.results.get(key)
+            if old is None or old != entry:
+                cache.put(key, entry)
 
-
-def _relevance_hints(config: LintConfig) -> tuple[bytes, ...]:
-    """Substrings for a cheap guess (phase 1 cannot know the project's tool names yet) of whether
-    phase 2 will walk a file: the configured names, ``_run`` and ``egistr``. Only decides which
-    trees are kept in memory (a file guessed wrong is parsed again), never what is reported."""
-    names = {e.rsplit(".", 1)[-1] for e in (*config.tool_bases, *config.tool_decorators)}
-    names.update(p.rsplit(".", 1)[-1] for p in config.tool_packages)  # as in ``from pkg.tools import X``
-    hints = {b"_run", b"egistr"} | {n.encode() for n in names if n}
-    shortest = [h for h in hints if not any(o != h and o in h for o in hints)]  # the others are redundant
-    return tuple(sorted(shortest, key=lambda h: (len(h), h)))
-
-
-# ============================================================================ workers
-
-
-_WORKER_PROJECT: Project | None = None
-
-
-def _phase1_worker(items: list[tuple[str, bool]]) -> list[tuple[str, dict[str, Any], Any]]:
-    """Parse and summarise; for files to report on, also what the gate needs (the tree itself
-    cannot travel back cheaply, so phase 2 only re-parses the files that pass the gate)."""
-    out = []
-    for raw, is_target in items:
-        data, _, parsed = read_and_parse(Path(raw))
-        gate = None
-        if is_target and data is not None:
-            gate = (bool(_PRIVATE_RUN.search(data)) if b"_run" in data else False, frozenset(_IDENT.findall(data)))
-        out.append((raw, _parsed_entry(parsed), gate))
-    return out
-
-
-def _phase2_worker(items: list[tuple[SourceFile, str]]) -> list[tuple[str, dict[str, Any]]]:
-    project = _WORKER_PROJECT
-    assert project is not None
-    out = []
-    for file, digest in items:
-        out.append((file.key, _check_one(project, file, None, None, digest)))
-    return out
-
-
-def _chunks(items: list[Any], jobs: int) -> list[list[Any]]:
-    size = max(1, min(64, len(items) // (jobs * 4) or 1))
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _fork_context() -> Any:
-    import multiprocessing  # only for parallel runs: flake8 imports this module in every process
-
-    try:
-        return multiprocessing.get_context("fork")
-    except ValueError:  # pragma: no cover - Windows
-        return None
-
-
-def _pool(jobs: int, context: Any) -> Any:
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-
-
-__all__ = ["Project", "ResultCache", "build_project", "check_paths", "check_source", "discover"]
+    def report(self) -> CheckReport:
+        cwd = Path.cwd()
+        findings = []
+        for key, result in self.results.items():
+            shown = display_path(self.project.files[key].path, cwd)
+            for line, col, end_line, end_col, code, message, suppressed in result.findings:
+                findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
+        findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+        project = self.project
+        return CheckReport(findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked)

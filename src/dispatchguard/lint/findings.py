@@ -24,10 +24,13 @@ class Finding:
 
 @dataclasses.dataclass
 class CheckReport:
-    """Findings of a run (sorted by path, line, col, code; suppressed ones included)."""
+    """Findings of a run (sorted by path, line, col, code; suppressed ones included), how many
+    files were to be checked, and the work it took: files parsed and walked by the rules."""
 
     findings: list[Finding]
     files_checked: int
+    files_parsed: int = 0
+    files_walked: int = 0
 
     @property
     def active(self) -> list[Finding]:

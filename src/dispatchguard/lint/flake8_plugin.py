@@ -1,8 +1,12 @@
 """flake8 front end: the same core and ``[tool.dispatchguard]`` configuration as the CLI.
 
-flake8 creates one ``Plugin`` per file and hands it the parsed tree. The project index (every
-module's summary and the resolver) is built once per process and per configuration, reusing the
-on-disk cache of ``dispatchguard check``, so a flake8 run never re-indexes the project per file.
+flake8 creates one ``Plugin`` per file and hands it the parsed tree. The project is set up once per
+process and configuration from the file list alone (module names, no parsing); checking a file
+loads only the modules its names lead to, from the on-disk cache of ``dispatchguard check`` when it
+has them, else by parsing them. So an editor's check of one buffer costs little more than the
+buffer itself, however large the project. A buffer that differs from the file on disk (an unsaved
+editor buffer, stdin) is what the project knows of that module from then on.
+
 flake8 applies its own ``--select``/``--ignore``/``--per-file-ignores`` and ``# noqa``; the
 configuration's ``select``/``ignore``/``per-file-ignores`` and the file-level
 ``# dispatchguard: noqa`` apply too, so both front ends report the same findings.
@@ -11,22 +15,27 @@ configuration's ``select``/``ignore``/``per-file-ignores`` and the file-level
 from __future__ import annotations
 
 import ast
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from dispatchguard import __version__
+from dispatchguard.lint.cache import CACHE_DIRNAME, ResultCache
+from dispatchguard.lint.checking import check_tree
 from dispatchguard.lint.config import ConfigError, LintConfig, load_config
-from dispatchguard.lint.engine import Project, SourceFile, _relpath, build_project
+from dispatchguard.lint.discovery import SourceFile, relative_path
+from dispatchguard.lint.engine import project_files
 from dispatchguard.lint.index import summarise
 from dispatchguard.lint.noqa import file_suppresses, file_suppression
+from dispatchguard.lint.parsing import file_stat, quiet_parsing
+from dispatchguard.lint.project import Project
 
 _CONFIGS: dict[Path, LintConfig] = {}
 _PROJECTS: dict[tuple[str, str], Project] = {}
 
 
-def _config_for(path: Path) -> LintConfig:
+def config_for(path: Path) -> LintConfig:
+    """The configuration of the project a file belongs to, read once per directory."""
     directory = path.parent
     config = _CONFIGS.get(directory)
     if config is None:
@@ -36,13 +45,37 @@ def _config_for(path: Path) -> LintConfig:
 
 
 def project_for(config: LintConfig) -> Project:
-    """The project index for a configuration, built once per process."""
+    """The project of a configuration, set up once per process; what ``dispatchguard check``
+    cached of unchanged files spares parsing them."""
     key = (str(config.root), config.fingerprint())
     project = _PROJECTS.get(key)
     if project is None:
-        project = build_project(config)
+        files, _ = project_files([config.root], config)
+        project = Project(config, files)
+        cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint())
+        cache.load()
+        for file_key, entry in cache.entries.items():
+            file = project.files.get(file_key)
+            if file is not None and entry.parsed and entry.stat == file_stat(file.path):
+                project.known[file_key] = (entry.summary, entry.error)
         _PROJECTS[key] = project
     return project
+
+
+def check_buffer(project: Project, path: Path, data: bytes, tree: ast.Module) -> list[list[Any]]:
+    """Findings of a file's content as flake8 has it (``# noqa`` left to flake8)."""
+    key = path.as_posix()
+    file = project.files.get(key)
+    if file is None:
+        file = SourceFile(path, relative_path(path, project.root), key)
+    summary = summarise(tree)
+    if project.known.get(key, (None,))[0] != summary:  # not what the project knew of it: an editor
+        project.known[key] = (summary, None)
+        project.infos.pop(key, None)
+        project.resolver.forget()
+    if key not in project.module_names:
+        project.register(file)
+    return check_tree(project, file, data, tree, apply_noqa=False).findings
 
 
 class Plugin:
@@ -60,23 +93,14 @@ class Plugin:
         else:
             path = Path(self.filename).absolute()
         try:
-            config = _config_for(path)
+            config = config_for(path)
         except ConfigError as exc:
             yield 1, 0, f"DG001 cannot check this file: {exc}", type(self)
             return
-        project = project_for(config)
         data = "".join(self.lines).encode("utf-8")
-        file = SourceFile(path, _relpath(path, project.root), path.as_posix())
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        findings = project.cached_findings(file.key, digest)  # from `dispatchguard check`'s cache
-        if findings is None:
-            info = project.infos.get(file.key)
-            if info is not None and project.digests.get(file.key) != digest:
-                # the buffer differs from the file on disk (an editor): index what flake8 was given
-                info = project.add(file, summarise(self.tree), project.package_dirs, replace=True)
-                project.digests[file.key] = digest
-                project.cached.pop(file.key, None)
-            findings, _, _ = project.check(file, data, self.tree, info, apply_noqa=False)
+        with quiet_parsing():
+            project = project_for(config)
+            findings = check_buffer(project, path, data, self.tree)  # type: ignore[arg-type]
         directives = file_suppression(data)
         for line, col, _end_line, _end_col, code, message, _ in findings:
             if not file_suppresses(directives, code):

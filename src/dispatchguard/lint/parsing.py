@@ -1,5 +1,4 @@
-"""Per-file work: reading, digesting and parsing a file, and mapping ast's byte columns to
-character columns."""
+"""Per-file work: stat, digest and parse a file, and map ast's byte columns to character columns."""
 
 from __future__ import annotations
 
@@ -11,42 +10,39 @@ import io
 import tokenize
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dispatchguard.lint.index import summarise
 
-
-@dataclass
-class Parsed:
-    """Phase-1 result of one file."""
-
-    digest: str
-    stat: tuple[int, int]
-    summary: dict[str, Any] | None
-    error: list[Any] | None  # [line, col, reason] when the file cannot be checked
-
-
-def _stat(path: Path) -> tuple[int, int] | None:
+def file_stat(path: Path) -> list[int] | None:
+    """(mtime_ns, size) of a file, or None when it cannot be stat'ed."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
+    return [st.st_mtime_ns, st.st_size]
 
 
-def read_and_parse(path: Path) -> tuple[bytes | None, ast.Module | None, Parsed]:
-    stat = _stat(path) or (0, 0)
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def readable_source(data: bytes) -> bool:
+    """Whether Python could decode ``data`` as source (its declared encoding, no null byte): the
+    part of a parse that a file the checker does not need to parse is still held to."""
+    if b"\0" in data:
+        return False
+    encoding = "utf-8"
+    if b"coding" in data[:400]:  # a PEP 263 cookie can only be on the first two lines
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError:
+            return False
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        reason = f"cannot read the file: {exc.strerror or exc}"
-        return None, None, Parsed("", stat, None, [1, 1, reason])
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-    tree, error = parse_bytes(data)
-    summary = summarise(tree) if tree is not None else None
-    return data, tree, Parsed(digest, stat, summary, error)
+        data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    return True
 
 
 def parse_bytes(data: bytes) -> tuple[ast.Module | None, list[Any] | None]:
@@ -81,7 +77,7 @@ def quiet_parsing() -> Iterator[None]:
             gc.enable()
 
 
-def _decode_lines(data: bytes) -> list[str]:
+def decode_lines(data: bytes) -> list[str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding, errors="replace")
@@ -90,7 +86,7 @@ def _decode_lines(data: bytes) -> list[str]:
     return text.removeprefix("\ufeff").splitlines()
 
 
-def _char_col(lines: list[str], line: int, byte_col: int) -> int:
+def char_col(lines: list[str], line: int, byte_col: int) -> int:
     """1-based character column of a UTF-8 byte offset (ast's col_offset) in a line."""
     if 0 < line <= len(lines):
         text = lines[line - 1]

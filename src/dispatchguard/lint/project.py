@@ -1,179 +1,263 @@
-"""The project: every module's summary and the resolver built on them, and checking one file
-against it (per-file settings, the word gate, ``# noqa``, cached findings and their deps)."""
+"""The project: its files and module names, modules loaded on demand, tool words and the gate.
+
+Nothing is parsed up front. The module table (every module name -> the file that owns it) comes
+from the file list. A module is loaded (its summary made, from the cache or by parsing) when a
+question reaches it.
+
+**Tool words and candidates.** A *tool word* is a configured base, decorator or package name, or
+the name of a binding of a loaded module whose kind is tool-related. A file whose identifiers
+include no tool word can neither hold a finding (but for ``._run`` calls) nor make another file's
+name tool-related: every route to a tool names one. :meth:`Project.close_words` therefore scans
+the bytes of the files for tool words and loads only the *candidates* that name one, in rounds,
+until no new word appears. What the resolver is then told about the project is exactly what a full
+index would tell it, at the cost of parsing the candidates only.
+"""
 
 from __future__ import annotations
 
 import ast
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from dispatchguard.lint.analysis import Context, RawFinding
 from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
+from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import module_names, summarise
-from dispatchguard.lint.noqa import file_suppresses, file_suppression, line_suppresses
-from dispatchguard.lint.parsing import _char_col, _decode_lines, parse_bytes
+from dispatchguard.lint.kinds import TOOL_KINDS
+from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
-from dispatchguard.lint.rules import AST_RULES, dg001_parse_error
 
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_PRIVATE_RUN = re.compile(rb"\._a?run\b")
-_FEW_WORDS = 48
+IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+PRIVATE_RUN = re.compile(rb"\._a?run\b")
+_FEW_ANCHORS = 48
 _DIGIT_BYTES = frozenset(b"0123456789")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGIT_BYTES
 
-# (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
-CachedFinding = list[Any]
+#: What the project knows of a file it loaded: its summary, or why it cannot be checked.
+Loaded = tuple[dict[str, Any] | None, list[Any] | None]  # (summary, error [line, col, reason])
+
+
+class WordSet:
+    """Tool words, and a fast test of whether a file names one of them.
+
+    A word is named when it is one of the file's identifiers; a *joint* word (the parts of a
+    configured name outside the project, such as ``langchain_core.tools.tool``) when all its parts
+    are: a file can only refer to ``tool`` of ``langchain_core.tools`` by naming all three.
+    """
+
+    def __init__(self, words: Iterable[str], joint: Iterable[tuple[str, ...]] = ()) -> None:
+        self.words = frozenset(w for w in words if w)
+        self.joint = frozenset(parts for parts in joint if parts)
+        encoded = frozenset(w.encode() for w in self.words)
+        self.encoded = frozenset(w for w in encoded if IDENTIFIER.fullmatch(w))
+        self.encoded_joint = tuple(tuple(p.encode() for p in parts) for parts in sorted(self.joint))
+        # the words that contain no other word: every word contains one of them, so a substring
+        # search for the few anchors finds every candidate identifier
+        if len(self.encoded) <= 256:
+            anchors = [w for w in self.encoded if not any(o in w and o != w for o in self.encoded)]
+        else:
+            anchors = []
+        self.anchors = tuple(sorted(anchors)) if 0 < len(anchors) <= _FEW_ANCHORS else None
+        listed = [*sorted(self.words), *("+".join(parts) for parts in sorted(self.joint))]
+        self.digest = hashlib.sha256("\n".join(listed).encode()).hexdigest()[:24]
+
+    def __sub__(self, other: WordSet) -> WordSet:
+        return WordSet(self.words - other.words, self.joint - other.joint)
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.joint)
+
+    def named_in(self, data: bytes) -> bool:
+        """Whether an identifier of ``data`` (as ``IDENTIFIER.findall`` finds them) is a word, or
+        all the parts of a joint word are."""
+        for parts in self.encoded_joint:
+            if all(_has_identifier(data, part, frozenset((part,))) for part in parts):
+                return True
+        if not self.encoded:
+            return False
+        if self.anchors is not None:
+            return any(_has_identifier(data, anchor, self.encoded) for anchor in self.anchors)
+        return not self.encoded.isdisjoint(IDENTIFIER.findall(data))
 
 
 class Project:
-    """Every module's summary and the resolver built on them, plus the per-file settings."""
+    """The files of a project, its modules (loaded on demand) and the resolver built on them."""
 
-    def __init__(self, config: LintConfig) -> None:
+    def __init__(self, config: LintConfig, files: Iterable[SourceFile]) -> None:
         self.config = config
         self.root = Path(config.root).absolute()
-        self.resolver = Resolver(config)
-        self.infos: dict[str, ModuleInfo] = {}  # key -> module
-        self.codes = {code: rule for code, rule in AST_RULES.items() if config.is_enabled(code)}
-        self.dg001 = config.is_enabled(dg001_parse_error.CODE)
-        self.digests: dict[str, str] = {}  # key -> content digest the summary was made from
-        self.cached: dict[str, dict[str, Any]] = {}  # key -> cached findings entry (build_project)
-        self.package_dirs: frozenset[str] = frozenset()
-        self._word_set: frozenset[bytes] | None = None
-        self._anchors: tuple[bytes, ...] | None = None
+        self.files: dict[str, SourceFile] = {f.key: f for f in files}
+        self.package_dirs = frozenset(
+            rel[: -len("/__init__.py")] if "/" in rel else ""
+            for rel in (f.relpath for f in self.files.values())
+            if rel.endswith("/__init__.py") or rel == "__init__.py"
+        )
+        self.module_names: dict[str, tuple[str, tuple[str, ...], bool]] = {}
+        self.owners: dict[str, str] = {}  # module name -> key of the file that owns it
+        aliased: dict[str, str] = {}
+        for key, file in self.files.items():
+            self._name(key, file, aliased)
+        for alias, key in aliased.items():
+            self.owners.setdefault(alias, key)  # a primary name wins over an alias
+        self.resolver = Resolver(config, self.owners, self)
+        self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
+        self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
+        self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
+        self.on_parse: Callable[[str, bytes, ast.Module], None] | None = None
+        self.parsed = 0  # files parsed in this process
+        self.walked = 0  # files walked by the rules in this process
+        self.seeds = seed_words(config, self.owners)
 
-    def add(
-        self, file: SourceFile, summary: dict[str, Any], package_dirs: frozenset[str], *, replace: bool = False
-    ) -> ModuleInfo:
+    def _name(self, key: str, file: SourceFile, aliased: dict[str, str]) -> None:
         if file.relpath.startswith("/"):
-            name, aliases, is_package = _outside_module_name(file.path)
+            names = outside_module_name(file.path)
         else:
-            name, aliases, is_package = module_names(file.relpath, package_dirs)
-        info = self.resolver.add_module(name, aliases, is_package, summary, replace=replace)
-        self.infos[file.key] = info
-        self._word_set = None
+            names = module_names(file.relpath, self.package_dirs)
+        self.module_names[key] = names
+        primary, aliases, _ = names
+        self.owners.setdefault(primary, key)
+        for alias in aliases:
+            aliased.setdefault(alias, key)
+
+    def register(self, file: SourceFile) -> None:
+        """A file checked outside the project's file list (stdin, an excluded path): its module
+        name is its own, and no other module can import it."""
+        self.files[file.key] = file
+        if file.relpath.startswith("/"):
+            self.module_names[file.key] = outside_module_name(file.path)
+        else:
+            self.module_names[file.key] = module_names(file.relpath, frozenset())
+
+    # ---------------------------------------------------------------- loading (ModuleSource)
+
+    def module(self, name: str, *, any_module: bool) -> ModuleInfo | None:
+        key = self.owners[name]
+        info = self.infos.get(key)
+        if info is not None:
+            return info
+        if not any_module and self.candidates is not None and key not in self.candidates:
+            return None
+        return self.load(key)
+
+    def load(self, key: str, data: bytes | None = None) -> ModuleInfo | None:
+        """The module of a file, summarised from what is known of it or by parsing it."""
+        info = self.infos.get(key)
+        if info is not None:
+            return info
+        summary, _ = self.known.get(key) or self.parse(key, data)
+        if summary is None:
+            return None
+        return self.add(key, summary)
+
+    def parse(self, key: str, data: bytes | None = None) -> Loaded:
+        """Read and parse a file (once per run: the tree goes to ``on_parse``, then is dropped)."""
+        if data is None:
+            try:
+                data = self.files[key].path.read_bytes()
+            except OSError as exc:
+                loaded: Loaded = (None, [1, 1, f"cannot read the file: {exc.strerror or exc}"])
+                self.known[key] = loaded
+                return loaded
+        tree, error = parse_bytes(data)
+        self.parsed += 1
+        loaded = (summarise(tree) if tree is not None else None, error)
+        self.known[key] = loaded
+        if tree is not None and self.on_parse is not None:
+            self.on_parse(key, data, tree)
+        return loaded
+
+    def add(self, key: str, summary: dict[str, Any]) -> ModuleInfo:
+        name, aliases, is_package = self.module_names[key]
+        info = ModuleInfo(name, is_package, summary, aliases)
+        self.infos[key] = info
+        self.resolver.forget()
         return info
 
-    # ---------------------------------------------------------------- gate
+    # ---------------------------------------------------------------- words
 
-    @property
-    def word_set(self) -> frozenset[bytes]:
-        if self._word_set is None:
-            # only identifiers can ever be among ``_IDENT.findall(data)``
-            encoded = (w.encode() for w in self.resolver.words())
-            words = frozenset(w for w in encoded if _IDENT.fullmatch(w))
-            # the words that contain no other word: every word contains one of them
-            anchors = [w for w in words if not any(o in w and o != w for o in words)] if len(words) <= 256 else []
-            self._anchors = tuple(sorted(anchors)) if 0 < len(anchors) <= _FEW_WORDS else None
-            self._word_set = words
-        return self._word_set
+    def words(self) -> WordSet:
+        """The seeds and every tool-related binding name of the loaded modules."""
+        words = set(self.seeds.words)
+        kind = self.resolver.kind
+        for info in list(self.infos.values()):
+            prefix = f"{info.name}." if info.name else ""
+            for name, descs in info.defs.items():
+                # undecorated functions and classes without bases are never tool-related
+                if name not in words and (
+                    any(d[1] for d in descs if d[0] in ("def", "class"))
+                    or any(d[0] not in ("def", "class") for d in descs)
+                ):
+                    if kind(prefix + name) in TOOL_KINDS:
+                        words.add(name)
+            for name in info.imports:
+                if name not in words and kind(prefix + name) in TOOL_KINDS:
+                    words.add(name)
+        return WordSet(words, self.seeds.joint)
 
-    def may_have_findings(self, data: bytes) -> bool:
-        """False when the file names nothing tool-related (then its walk is skipped)."""
-        if b"_run" in data and _PRIVATE_RUN.search(data):
-            return True
-        words = self.word_set
-        if not words:
-            return False
-        if self._anchors is not None:  # few anchors: a substring search for each
-            return any(_has_identifier(data, anchor, words) for anchor in self._anchors)
-        return not words.isdisjoint(_IDENT.findall(data))
+    def close_words(self, scan: Callable[[WordSet, WordSet | None], Iterable[tuple[str, bytes | None]]]) -> WordSet:
+        """Load the candidates, in rounds, until the tool words are complete; return them.
 
-    def gate_passes(self, private_run: bool, identifiers: frozenset[bytes]) -> bool:
-        """:meth:`may_have_findings` from what a phase-1 worker saw in the file."""
-        return private_run or not self.word_set.isdisjoint(identifiers)
+        ``scan(words, previous)`` yields ``(key, data)`` for the files not loaded yet that name one of
+        ``words`` (only those not in ``previous`` need looking for), with their bytes when read.
+        """
+        self.candidates = set(self.infos)
+        previous: WordSet | None = None
+        words = self.seeds
+        while True:
+            found = list(scan(words, previous))
+            self.candidates.update(key for key, _ in found)
+            for key, data in found:
+                self.load(key, data)
+            previous, words = words, self.words()
+            if words.words == previous.words:  # loading only ever adds words
+                return words
 
     # ---------------------------------------------------------------- per-file settings
 
-    def checks_for(self, relpath: str) -> dict[str, Any]:
+    def facts(self, relpath: str) -> FileFacts:
         config = self.config
-        checks = dict(self.codes)
-        ignored = config.ignored_for(relpath)
-        for code in list(checks):
-            if any(code.startswith(prefix) for prefix in ignored):
-                del checks[code]
-        is_test = any_glob(config.test_patterns, relpath)
-        if is_test:
-            checks.pop("DG101", None)
-            checks.pop("DG102", None)
-        if "DG102" in checks and any_glob(config.tool_modules, relpath):
-            del checks["DG102"]
-        return checks
+        return FileFacts(relpath, any_glob(config.test_patterns, relpath), any_glob(config.tool_modules, relpath))
 
-    # ---------------------------------------------------------------- checking
+    def deps_valid(self, deps: Iterable[list[Any]], class_deps: Iterable[list[Any]]) -> bool:
+        kind, full_kind = self.resolver.kind, self.resolver.full_kind
+        return all(kind(q) == k for q, k in deps) and all(full_kind(q) == k for q, k in class_deps)
 
-    def check(
-        self,
-        file: SourceFile,
-        data: bytes,
-        tree: ast.Module | None,
-        info: ModuleInfo | None,
-        *,
-        apply_noqa: bool = True,
-    ) -> tuple[list[CachedFinding], list[list[Any]] | None, str | None]:
-        """Findings of one parsed file (``# noqa`` marks them suppressed unless ``apply_noqa`` is
-        false), the project facts it looked up, or the gate digest when its walk was skipped."""
-        checks = self.checks_for(file.relpath)
-        if not checks or not self.may_have_findings(data):
-            return [], None, self.resolver.words_digest()
-        if tree is None:
-            tree, _ = parse_bytes(data)
-            if tree is None:  # pragma: no cover - phase 1 reported it already
-                return [], [], None
-        if info is None:
-            info = self.add(file, summarise(tree), frozenset())
-        ctx = Context(
-            self.resolver, info, checks=checks, dispatchers=self.config.dispatchers, strict=self.config.strict
-        )
-        try:
-            raw = ctx.run(tree)
-        except RecursionError:
-            raw = [(1, 0, 1, 0, dg001_parse_error.CODE, dg001_parse_error.MESSAGE.format(reason="too deeply nested"))]
-        deps = sorted([q, k] for q, k in ctx.deps.items())
-        return self.finish(raw, data, apply_noqa), deps, None
 
-    def finish(self, raw: list[RawFinding], data: bytes, apply_noqa: bool = True) -> list[CachedFinding]:
-        if not raw:
-            return []
-        lines = _decode_lines(data)
-        directives = file_suppression(data) if apply_noqa else []
-        out = []
-        for line, col, end_line, end_col, code, message in sorted(set(raw)):
-            suppressed = apply_noqa and (
-                file_suppresses(directives, code)
-                or (0 < line <= len(lines) and line_suppresses(lines[line - 1], code))
-            )
-            out.append(
-                [line, _char_col(lines, line, col), end_line, _char_col(lines, end_line, end_col), code, message, suppressed]
-            )
-        return out
+def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordSet:
+    """The words every route to a tool starts from: the configured bases, decorators and packages.
 
-    def error_finding(self, file: SourceFile, data: bytes | None, error: list[Any]) -> list[CachedFinding]:
-        if not self.dg001 or any(dg001_parse_error.CODE.startswith(p) for p in self.config.ignored_for(file.relpath)):
-            return []
-        line, col, reason = error
-        suppressed = bool(data) and file_suppresses(file_suppression(data), dg001_parse_error.CODE)
-        message = dg001_parse_error.MESSAGE.format(reason=reason)
-        return [[line, col, line, col, dg001_parse_error.CODE, message, suppressed]]
+    A configured name outside the project is a joint word of all its parts (its references name
+    them all, in an import or an attribute chain); a bare name, or one inside the project (which
+    the project's own modules may import relatively), is the word of its last part.
+    """
+    modules = frozenset(project_modules)
+    words: set[str] = set()
+    joint: set[tuple[str, ...]] = set()
+    for entry in (*config.tool_bases, *config.tool_decorators, *config.tool_packages):
+        parts = [p for p in entry.split(".") if p]
+        if not parts:
+            continue
+        inside = any(".".join(parts[:i]) in modules for i in range(1, len(parts) + 1))
+        if len(parts) == 1 or inside:
+            words.add(parts[-1])
+        else:
+            joint.add(tuple(sorted(set(parts))))
+    return WordSet(words, joint)
 
-    def cached_findings(self, key: str, digest: str) -> list[CachedFinding] | None:
-        """The findings a previous ``dispatchguard check`` cached for this content, if still valid."""
-        cached = self.cached.get(key)
-        info = self.infos.get(key)
-        if cached is None or info is None or self.digests.get(key) != digest or cached.get("m") != info.name:
-            return None
-        return cached["x"] if _findings_valid(self, cached, self.resolver.words_digest()) else None
 
-    def deps_valid(self, deps: list[list[Any]]) -> bool:
-        kind = self.resolver.kind
-        return all(kind(q) == k for q, k in deps)
+def may_have_findings(data: bytes, words: WordSet) -> bool:
+    """The gate: False when a file names no tool word and calls no ``._run``/``._arun``."""
+    if b"run" in data and PRIVATE_RUN.search(data):
+        return True
+    return words.named_in(data)
 
 
 def _has_identifier(data: bytes, anchor: bytes, words: frozenset[bytes]) -> bool:
     """Whether an identifier around an occurrence of ``anchor`` is one of ``words``, an identifier
-    being what ``_IDENT.findall(data)`` yields: a run of word bytes without its leading digits."""
+    being what ``IDENTIFIER.findall(data)`` yields: a run of word bytes without its leading digits."""
     size = len(data)
     at = data.find(anchor)
     while at >= 0:
@@ -192,7 +276,8 @@ def _has_identifier(data: bytes, anchor: bytes, words: frozenset[bytes]) -> bool
     return False
 
 
-def _outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
+def outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
+    """The module name of a file outside the project root: its package chain on disk."""
     parts = [path.stem]
     directory = path.parent
     while (directory / "__init__.py").is_file() and directory.parent != directory:
@@ -202,28 +287,3 @@ def _outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
     if is_package:
         parts = parts[:-1]
     return ".".join(parts), (), is_package
-
-
-def _findings_valid(project: Project, cached: dict[str, Any], digest: str) -> bool:
-    if not isinstance(cached.get("x"), list):
-        return False
-    if cached.get("g"):
-        return cached["g"] == digest
-    deps = cached.get("d")
-    return isinstance(deps, list) and project.deps_valid(deps)
-
-
-def _check_one(
-    project: Project, file: SourceFile, data: bytes | None, tree: ast.Module | None, digest: str
-) -> dict[str, Any]:
-    """Check one file; returns the ``f`` part of its cache entry."""
-    if data is None:
-        try:
-            data = file.path.read_bytes()
-        except OSError as exc:
-            return {"x": project.error_finding(file, None, [1, 1, f"cannot read the file: {exc.strerror}"]), "d": []}
-        if hashlib.blake2b(data, digest_size=16).hexdigest() != digest:  # changed since phase 1
-            tree = None
-    findings, deps, gate = project.check(file, data, tree, project.infos.get(file.key))
-    info = project.infos.get(file.key)
-    return {"x": findings, "d": deps, "g": gate, "m": info.name if info is not None else None}

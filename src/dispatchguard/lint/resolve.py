@@ -1,40 +1,37 @@
-"""Phase 2a: resolution of tool classes, tools and registries across the whole project.
+"""Resolution of tool classes, tools and registries across the project, loading modules lazily.
 
-A :class:`Resolver` holds every module's summary and answers ``kind(qualified_name)``:
+A :class:`Resolver` answers ``kind(qualified_name)`` with one of :mod:`.kinds`: a tool class, a
+tool, a registry, a tool decorator, or None (anything else; unknown names are never tools:
+precision first). Imports and aliases are followed across modules, relative imports resolved,
+cycles cut.
 
-- ``"class"``: a tool class (derives from a configured tool base through any chain, or is a
-  class from a configured tool package);
-- ``"tool"``: a tool object (an instance of a tool class, a function decorated with a tool
-  decorator, an item of a registry, a name annotated with a tool class);
-- ``"registry"``: a container whose values are tools;
-- ``"decorator"``: a configured tool decorator;
-- ``None``: anything else (unknown names are never tools: precision first).
-
-Imports and aliases are followed across modules, relative imports resolved, cycles cut.
+The resolver does not hold the whole project. It knows the project's module *names* (a table
+built from the file list, without reading a file) and asks a :class:`ModuleSource` for a module's
+summary when a question reaches it. The source may answer that a module is *not a candidate*: its
+bytes name no tool word, so none of its bindings can be tool-related (see
+:mod:`dispatchguard.lint.project`). :meth:`Resolver.kind` then answers without loading it, while
+:meth:`Resolver.full_kind`, which also tells plain classes apart (DG103: returning an instance),
+loads any module it needs.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.index import ITEM_METHODS
+from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 
-CLASS = "class"
-TOOL = "tool"
-REGISTRY = "registry"
-DECORATOR = "decorator"
-PLAIN_CLASS = "plain-class"  # any other class of the project (DG103: returning an instance is not JSON)
 _PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
-TOOL_KINDS = frozenset({CLASS, TOOL, REGISTRY, DECORATOR})
 _TEXT_BASES = frozenset({"str", "bytes", "UserString"})
 _MAX_DEPTH = 60
 
 
 class ModuleInfo:
-    __slots__ = ("name", "aliases", "is_package", "imports", "defs")
+    """One module's summary (see :mod:`.index`) under its primary name and aliases."""
+
+    __slots__ = ("aliases", "defs", "imports", "is_package", "name")
 
     def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
@@ -44,6 +41,21 @@ class ModuleInfo:
         self.defs: dict[str, list] = summary["defs"]
 
 
+class ModuleSource(Protocol):
+    """Where the resolver gets modules from (the project, or a set of in-memory sources)."""
+
+    def module(self, name: str, *, any_module: bool) -> ModuleInfo | None:
+        """The module that owns ``name``; None when it is not loaded and either ``any_module`` is
+        false and the module is not a candidate, or it cannot be parsed."""
+
+
+class _NotCandidate:
+    """A project module left unloaded: none of its bindings is tool-related."""
+
+
+NOT_CANDIDATE = _NotCandidate()
+
+
 def _split_names(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
     qualified = frozenset(e for e in entries if "." in e)
     bare = frozenset(e for e in entries if "." not in e)
@@ -51,36 +63,22 @@ def _split_names(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]
 
 
 class Resolver:
-    def __init__(self, config: LintConfig) -> None:
+    def __init__(self, config: LintConfig, names: Mapping[str, Any], source: ModuleSource) -> None:
+        """``names``: every module name of the project (primary names and aliases)."""
         self.config = config
-        self.modules: dict[str, ModuleInfo] = {}
-        self._aliases: set[str] = set()
+        self.names = names
+        self.source = source
         self._memo: dict[str, str | None] = {}
-        self._depth = 0
+        self._full_memo: dict[str, str | None] = {}
+        self._stack: list[tuple[bool, str]] = []  # the questions under way
         self._bases, self._bare_bases = _split_names(config.tool_bases)
         self._decorators, self._bare_decorators = _split_names(config.tool_decorators)
         self._packages = tuple(config.tool_packages)
-        self._words: frozenset[str] | None = None
-        self._words_digest: tuple[frozenset[str], str] | None = None
 
-    # ---------------------------------------------------------------- building
-
-    def add_module(
-        self, name: str, aliases: Iterable[str], is_package: bool, summary: dict[str, Any], *, replace: bool = False
-    ) -> ModuleInfo:
-        """Add a module; a primary name taken already wins over a later one unless ``replace``."""
-        aliases = tuple(aliases)
-        info = ModuleInfo(name, is_package, summary, aliases)
-        if replace or name not in self.modules or name in self._aliases:
-            self.modules[name] = info
-            self._aliases.discard(name)
-        for alias in aliases:
-            if alias not in self.modules:
-                self.modules[alias] = info
-                self._aliases.add(alias)
-        self._memo.clear()
-        self._words = None
-        return info
+    def forget(self) -> None:
+        """Drop memoised answers (a module was loaded); the questions under way keep their guard."""
+        self._memo = dict.fromkeys((q for full, q in self._stack if not full), None)
+        self._full_memo = dict.fromkeys((q for full, q in self._stack if full), None)
 
     # ---------------------------------------------------------------- names
 
@@ -109,13 +107,16 @@ class Resolver:
             return None
         return f"{base}.{tail}" if tail else base
 
-    def split(self, qual: str) -> tuple[ModuleInfo | None, list[str]]:
-        modules = self.modules
+    def split(self, qual: str, *, any_module: bool) -> tuple[ModuleInfo | _NotCandidate | None, list[str]]:
+        """The module that is the longest prefix of ``qual`` and the remaining parts; None for a
+        name outside the project, :data:`NOT_CANDIDATE` for a project module left unloaded."""
+        names = self.names
         head = qual
-        while True:  # the longest prefix that is a module, without joining the parts again
-            info = modules.get(head)
-            if info is not None:
-                return info, qual[len(head) + 1 :].split(".") if len(head) < len(qual) else []
+        while True:
+            if head in names:
+                rest = qual[len(head) + 1 :].split(".") if len(head) < len(qual) else []
+                info = self.source.module(head, any_module=any_module)
+                return (info if info is not None else NOT_CANDIDATE), rest
             cut = head.rfind(".")
             if cut < 0:
                 return None, qual.split(".")
@@ -142,45 +143,60 @@ class Resolver:
         return None
 
     def kind(self, qual: str) -> str | None:
+        """Tool-related kind of a qualified name: CLASS, TOOL, REGISTRY, DECORATOR or None."""
+        return self._kind(qual, False)
+
+    def full_kind(self, qual: str) -> str | None:
+        """:meth:`kind`, or PLAIN_CLASS for any other class of the project (loads what it needs)."""
+        return self._kind(qual, True)
+
+    def _kind(self, qual: str, full: bool) -> str | None:
+        memo = self._full_memo if full else self._memo
         try:
-            return self._memo[qual]
+            return memo[qual]
         except KeyError:
             pass
-        if self._depth > _MAX_DEPTH:
+        if len(self._stack) > _MAX_DEPTH:
             return None
-        self._memo[qual] = None  # cycle guard
-        self._depth += 1
+        memo[qual] = None  # cycle guard
+        self._stack.append((full, qual))
         try:
-            result = self._compute(qual)
+            result = self._compute(qual, full)
         finally:
-            self._depth -= 1
-        self._memo[qual] = result
+            self._stack.pop()
+        memo = self._full_memo if full else self._memo  # a load during the computation replaced it
+        memo[qual] = result
         return result
 
-    def _compute(self, qual: str) -> str | None:
+    def _compute(self, qual: str, full: bool) -> str | None:
         if qual in self._bases:  # a configured base may live in the project itself
             return CLASS
         if qual in self._decorators:
             return DECORATOR
-        info, rest = self.split(qual)
-        if info is None or not rest:
-            return self.external_kind(qual) if info is None else None
+        info, rest = self.split(qual, any_module=full)
+        if info is None:
+            return self.external_kind(qual)
+        if not rest:
+            return None
         head, tail = rest[0], rest[1:]
+        if info is NOT_CANDIDATE:
+            return self.external_kind(qual) if tail else None
+        assert isinstance(info, ModuleInfo)
         found: list[str | None] = []
         target = info.imports.get(head)
         if target is not None:
-            found.append(self.kind(".".join([self.absolute(info, target), *tail])))
+            found.append(self._kind(".".join([self.absolute(info, target), *tail]), full))
         if not tail:
             for desc in info.defs.get(head, ()):
-                found.append(self.desc_kind(info, desc))
+                found.append(self.desc_kind(info, desc, full))
         else:
             found.append(self.external_kind(qual))
         return _best(found)
 
-    def desc_kind(self, info: ModuleInfo, desc: list) -> str | None:
+    def desc_kind(self, info: ModuleInfo, desc: list, full: bool = False) -> str | None:
         tag = desc[0]
         if tag == "ref":
-            return self.name_kind(info, desc[1])
+            return self.name_kind(info, desc[1], full)
         if tag == "call":
             return self.call_kind(info, desc[1])
         if tag == "class":
@@ -188,7 +204,7 @@ class Resolver:
                 qual = self.local_qual(info, base)
                 if (self.kind(qual) if qual else self.external_bare(base)) == CLASS:
                     return CLASS
-            if any(base.rsplit(".", 1)[-1] in _TEXT_BASES for base in desc[1]):
+            if not full or any(base.rsplit(".", 1)[-1] in _TEXT_BASES for base in desc[1]):
                 return None  # a str subclass may well hold JSON text
             return PLAIN_CLASS
         if tag == "def":
@@ -221,9 +237,9 @@ class Resolver:
         """A name that is neither imported nor defined (star imports): only bare config entries."""
         return CLASS if name.rsplit(".", 1)[-1] in self._bare_bases else None
 
-    def name_kind(self, info: ModuleInfo, name: str) -> str | None:
+    def name_kind(self, info: ModuleInfo, name: str, full: bool = False) -> str | None:
         qual = self.local_qual(info, name)
-        return self.kind(qual) if qual else self.external_bare(name)
+        return self._kind(qual, full) if qual else self.external_bare(name)
 
     def call_kind(self, info: ModuleInfo, callee: str) -> str | None:
         qual = self.local_qual(info, callee)
@@ -244,47 +260,6 @@ class Resolver:
             if (pk == CLASS and attr.startswith("from_")) or (pk == REGISTRY and attr in ITEM_METHODS):
                 return TOOL
         return None
-
-    # ---------------------------------------------------------------- project-wide facts
-
-    def words(self) -> frozenset[str]:
-        """Every identifier through which a file could reach a tool-related object.
-
-        A file that mentions none of these (and no ``_run``/``_arun``) cannot have a finding, so the
-        checker skips its tree walk. Sound because every route to a tool names one of them: a
-        binding name of a tool, class, registry or decorator anywhere in the project, or a
-        component of a configured base, decorator or package name.
-        """
-        if self._words is None:
-            words: set[str] = set()
-            for entry in (*self.config.tool_bases, *self.config.tool_decorators):
-                words.add(entry.rsplit(".", 1)[-1])
-            for package in self.config.tool_packages:
-                words.add(package.split(".", 1)[0])
-            seen: set[int] = set()
-            for info in self.modules.values():
-                if id(info) in seen:
-                    continue
-                seen.add(id(info))
-                prefix = f"{info.name}." if info.name else ""
-                for name, descs in info.defs.items():
-                    # undecorated functions and classes without bases are never tool-related
-                    if any(d[1] for d in descs if d[0] in ("def", "class")) or any(
-                        d[0] not in ("def", "class") for d in descs
-                    ):
-                        if self.kind(prefix + name) in TOOL_KINDS:
-                            words.add(name)
-                for name in info.imports:
-                    if self.kind(prefix + name) in TOOL_KINDS:
-                        words.add(name)
-            self._words = frozenset(w for w in words if w)
-        return self._words
-
-    def words_digest(self) -> str:
-        words = self.words()
-        if self._words_digest is None or self._words_digest[0] is not words:
-            self._words_digest = (words, hashlib.sha256("\n".join(sorted(words)).encode()).hexdigest()[:24])
-        return self._words_digest[1]
 
 
 def _best(kinds: list[str | None]) -> str | None:

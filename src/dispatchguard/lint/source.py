@@ -1,44 +1,44 @@
-"""In-memory helpers: checking one source text, for tests and tools (nothing read or written)."""
+"""Checking source text in memory, for tests and tools: nothing is read from or written to disk."""
 
 from __future__ import annotations
 
-import ast
-from typing import Any
+from collections.abc import Iterator
 
+from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.index import summarise
-from dispatchguard.lint.parsing import parse_bytes, quiet_parsing
-from dispatchguard.lint.project import Project
+from dispatchguard.lint.parsing import parse_bytes, quiet_parsing, readable_source
+from dispatchguard.lint.project import Project, WordSet, may_have_findings
 
 
 def check_source(
     source: str, config: LintConfig | None = None, *, path: str = "snippet.py", extra: dict[str, str] | None = None
 ) -> list[Finding]:
     """Check one source text as ``path`` under the config root (``extra``: other modules of the
-    project, relpath -> source). For tests and tools; nothing is read from or written to disk."""
+    project, relpath -> source), exactly as ``check_paths`` would check such a project."""
+    config = config or LintConfig()
+    sources = {**(extra or {}), path: source}
     with quiet_parsing():
-        return _check_source(source, config or LintConfig(), path, extra or {})
+        project = Project(config, [SourceFile(config.root / rel, rel, rel) for rel in sources])
+        for rel, text in sources.items():
+            tree, error = parse_bytes(text.encode("utf-8"))
+            project.known[rel] = (summarise(tree) if tree is not None else None, error)
 
+        def scan(words: WordSet, previous: WordSet | None) -> Iterator[tuple[str, bytes | None]]:
+            for rel, text in sources.items():
+                if rel not in project.infos and words.named_in(text.encode("utf-8")):
+                    yield rel, None
 
-def _check_source(source: str, config: LintConfig, path: str, extra: dict[str, str]) -> list[Finding]:
-    project = Project(config)
-    sources = {**extra, path: source}
-    parsed: dict[str, tuple[bytes, ast.Module | None, list[Any] | None]] = {}
-    package_dirs = frozenset(rel.rsplit("/", 1)[0] for rel in sources if rel.endswith("/__init__.py"))
-    files = {}
-    for rel, text in sources.items():
-        data = text.encode("utf-8")
+        words = project.close_words(scan)
+        file, data = project.files[path], source.encode("utf-8")
         tree, error = parse_bytes(data)
-        file = SourceFile(project.root / rel, rel, rel)
-        files[rel] = file
-        parsed[rel] = (data, tree, error)
-        if tree is not None:
-            project.add(file, summarise(tree), package_dirs)
-    data, tree, error = parsed[path]
-    if error is not None:
-        items = project.error_finding(files[path], data, error)
-    else:
-        items, _, _ = project.check(files[path], data, tree, project.infos[path])
-    return [Finding(path, l, c, code, msg, el, ec, s) for l, c, el, ec, code, msg, s in items]
+        walk = rules_for(project, path) and may_have_findings(data, words)
+        if tree is None and (walk or not readable_source(data)):
+            result = error_result(project, file, data, error or [1, 1, "syntax error"])
+        elif tree is not None and walk:
+            result = check_tree(project, file, data, tree)
+        else:  # as check_paths: a file that names no tool word is not walked, nor held to its syntax
+            result = skipped_result(project, file, words.digest)
+    return [Finding(path, *item[:2], item[4], item[5], item[2], item[3], item[6]) for item in result.findings]

@@ -1,8 +1,16 @@
-"""The rules, one module per code. Each has ``CODE``, ``NAME``, ``MESSAGE``, ``SUMMARY``, its logic
-(``check_call(ctx, node)`` and/or ``check_function(ctx, fn)``) and ``VALID``/``INVALID`` snippets.
+"""The rules, one module per code (Fixit's layout). Each rule module holds:
 
-Numbering: DG0xx for the checker itself (DG001 unreadable file), DG1xx dispatch and JSON output
-rules; DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved for later rules.
+- ``CODE``, ``NAME`` (kebab-case), ``SUMMARY``, ``MESSAGE``;
+- what it visits: ``check_call(ctx, node)`` for every call, and/or ``TOOL_METHODS`` with
+  ``check_tool_method(ctx, fn)`` for those methods of tool classes, once the walk is over;
+- its own exemptions: ``exempt(file: FileFacts) -> bool`` (optional);
+- ``VALID``/``INVALID`` snippets that ``tests/lint/test_rules.py`` expands into tests
+  (``# error: CODE`` marks the line of each expected finding).
+
+Rules reach the project only through the query API of :mod:`dispatchguard.lint.walker`.
+
+Numbering: DG0xx for the checker itself (DG001 unreadable file, reported by the engine), DG1xx
+dispatch and JSON output rules; DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
 """
 
 from __future__ import annotations
@@ -16,4 +24,5 @@ RULES: dict[str, ModuleType] = {
     for module in (dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return)
 }
 
-AST_RULES: dict[str, ModuleType] = {code: module for code, module in RULES.items() if code != "DG001"}
+#: The rules the walk runs (DG001 is the engine's own).
+WALK_RULES: dict[str, ModuleType] = {code: module for code, module in RULES.items() if code != dg001_parse_error.CODE}

@@ -5,10 +5,12 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.resolve import TOOL
+from dispatchguard.lint.kinds import TOOL
+from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.analysis import Context
+    from dispatchguard.lint.facts import FileFacts
+    from dispatchguard.lint.walker import Context
 
 CODE = "DG101"
 NAME = "direct-tool-call"
@@ -29,6 +31,11 @@ def describe(node: ast.AST, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def exempt(file: FileFacts) -> bool:
+    """Tests call tools directly on purpose."""
+    return file.is_test
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
@@ -37,7 +44,7 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         receiver = func.value
         if _is_self_like(receiver):
             return
-        if func.attr in PRIVATE_RUN or ctx.expr_kind(receiver) == TOOL:
+        if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
             ctx.report(node, CODE, MESSAGE.format(call=f"{describe(receiver)}.{func.attr}(...)"))
         return
     if ctx.callee_kind(node) == TOOL:
@@ -45,95 +52,661 @@ def check_call(ctx: Context, node: ast.Call) -> None:
 
 
 VALID = [
-    # the usual suspects that merely have a run/invoke method
-    "import subprocess\nsubprocess.run(['ls'], check=True)\n",
-    "import asyncio\nasync def main(): ...\nasyncio.run(main())\n",
-    "from flask import Flask\napp = Flask(__name__)\napp.run(debug=True)\n",
-    "from langchain_core.prompts import ChatPromptTemplate\nchain = ChatPromptTemplate.from_template('x') | llm\nchain.invoke({'q': 1})\n",
-    "from langchain_openai import ChatOpenAI\nllm = ChatOpenAI()\nllm.invoke('hello')\nllm.ainvoke('hello')\n",
-    "from langchain.agents import AgentExecutor\nexecutor = AgentExecutor(agent=a, tools=[])\nexecutor.invoke({'input': 'x'})\n",
-    "from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor() as pool:\n    pool.submit(print, 1)\n",
-    "class Job:\n    def run(self):\n        return 1\n\nJob().run()\n",
-    "class Pipeline:\n    def run(self): ...\n\ndef go(p: Pipeline):\n    p.run()\n",
-    "import unittest\nunittest.main()\nrunner = unittest.TextTestRunner()\nrunner.run(suite)\n",
-    "from crewai import Crew\ncrew = Crew(agents=[], tasks=[])\ncrew.kickoff()\n",
-    "import trio\ntrio.run(main)\n",
-    "def run(x):\n    return x\n\nrun(1)\n",
-    "import uvicorn\nuvicorn.run('app:app')\n",
-    # a tool calling its own methods
-    "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return '{}'\n    async def _arun(self, q):\n        return self._run(q)\n",
-    "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return super()._run(q)\n",
-    "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    @classmethod\n    def build(cls):\n        return cls._run(None)\n",
-    # inside the dispatcher
-    "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nREG = {'t': T()}\n\ndef dispatch_tool(action):\n    return REG[action.name].run(**action.args)\n",
-    "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nREG = {'t': T()}\n\nasync def adispatch_tool(action):\n    tool = REG.get(action.name)\n    return await tool.arun(**action.args)\n",
-    # names that merely look like tools
-    "tool = object()\ntool.run()\n",
-    "def make():\n    pass\n\nsearch_tool = make()\nsearch_tool.run('q')\n",
-    "from crewai.tools import BaseTool\n\ndef f(tool):\n    tool.run('x')\n",
-    "from crewai.tools import BaseTool\n\ndef f(search_tool: BaseTool):\n    search_tool = object()\n    search_tool.run('x')\n",
-    "registry = {}\nregistry['x'].run()\n",
-    "import threading\nthreading.Thread(target=print).run()\n",
+    snippet("""
+        import subprocess
+        subprocess.run(['ls'], check=True)
+    """),
+    snippet("""
+        import asyncio
+        async def main(): ...
+        asyncio.run(main())
+    """),
+    snippet("""
+        from flask import Flask
+        app = Flask(__name__)
+        app.run(debug=True)
+    """),
+    snippet("""
+        from langchain_core.prompts import ChatPromptTemplate
+        chain = ChatPromptTemplate.from_template('x') | llm
+        chain.invoke({'q': 1})
+    """),
+    snippet("""
+        from langchain_openai import ChatOpenAI
+        llm = ChatOpenAI()
+        llm.invoke('hello')
+        llm.ainvoke('hello')
+    """),
+    snippet("""
+        from langchain.agents import AgentExecutor
+        executor = AgentExecutor(agent=a, tools=[])
+        executor.invoke({'input': 'x'})
+    """),
+    snippet("""
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor() as pool:
+            pool.submit(print, 1)
+    """),
+    snippet("""
+        class Job:
+            def run(self):
+                return 1
+
+        Job().run()
+    """),
+    snippet("""
+        class Pipeline:
+            def run(self): ...
+
+        def go(p: Pipeline):
+            p.run()
+    """),
+    snippet("""
+        import unittest
+        unittest.main()
+        runner = unittest.TextTestRunner()
+        runner.run(suite)
+    """),
+    snippet("""
+        from crewai import Crew
+        crew = Crew(agents=[], tasks=[])
+        crew.kickoff()
+    """),
+    snippet("""
+        import trio
+        trio.run(main)
+    """),
+    snippet("""
+        def run(x):
+            return x
+
+        run(1)
+    """),
+    snippet("""
+        import uvicorn
+        uvicorn.run('app:app')
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                return '{}'
+            async def _arun(self, q):
+                return self._run(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                return super()._run(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            @classmethod
+            def build(cls):
+                return cls._run(None)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        REG = {'t': T()}
+
+        def dispatch_tool(action):
+            return REG[action.name].run(**action.args)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        REG = {'t': T()}
+
+        async def adispatch_tool(action):
+            tool = REG.get(action.name)
+            return await tool.arun(**action.args)
+    """),
+    snippet("""
+        tool = object()
+        tool.run()
+    """),
+    snippet("""
+        def make():
+            pass
+
+        search_tool = make()
+        search_tool.run('q')
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        def f(tool):
+            tool.run('x')
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        def f(search_tool: BaseTool):
+            search_tool = object()
+            search_tool.run('x')
+    """),
+    snippet("""
+        registry = {}
+        registry['x'].run()
+    """),
+    snippet("""
+        import threading
+        threading.Thread(target=print).run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            t = 3
+            t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            for t in range(3):
+                t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            with open('x') as t:
+                t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            try:
+                pass
+            except Exception as t:
+                t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            g = lambda t: t.run()
+            return g
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            t += 1
+            t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: T):
+            a, t = 1, 2
+            t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(*tools: int, **kw: T):
+            tools[0].run()
+            kw['a'].run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        class Holder:
+            def __init__(self):
+                self.t = None
+
+            def go(self):
+                self.t.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(items: dict[str, int]):
+            for k, v in items.items():
+                v.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(x: 'Unknown'):
+            x.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(x: 'not valid python (('):
+            x.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(cls_: type[T]):
+            return cls_
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        import typing
+
+        def f(x: typing.Optional[int]):
+            x.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f():
+            import os
+            os.run()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        REG = {}
+        REG['t'] = 3
+        REG['t'].run()
+    """),
+    snippet("""
+        from . import sibling
+        sibling.tool.run()
+    """),
+    snippet("""
+        from .tools import *
+        something.run()
+    """),
+    snippet("""
+        def dispatch_tool(action):
+            def inner():
+                return action.tool._run()
+            return inner()
+    """),
+    snippet("""
+        def build():
+            @staticmethod
+            def helper(q):
+                return q
+            return helper.run()
+    """),
 ]
 
 INVALID = [
-    "from crewai.tools import BaseTool\n\nclass Search(BaseTool):\n    def _run(self, q):\n        return '{}'\n\nsearch = Search()\nsearch.run('q')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\nclass Search(BaseTool):\n    pass\n\ndef go(tool: Search):\n    return tool.invoke('q')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\ndef go(tool: BaseTool | None):\n    tool._run('q')  # error: DG101\n",
-    "from langchain_core.tools import tool\n\n@tool\ndef search(q: str) -> str:\n    'Search.'\n    return '[]'\n\nsearch('q')  # error: DG101\nsearch.invoke({'q': 'x'})  # error: DG101\n",
-    "from crewai.tools import BaseTool as Base\n\nclass A(Base):\n    pass\n\nclass B(A):\n    pass\n\nREGISTRY = {'b': B()}\nREGISTRY['b'].run('x')  # error: DG101\nREGISTRY.get('b').run('x')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\nclass A(BaseTool):\n    pass\n\nTOOLS = [A()]\n\ndef go():\n    for t in TOOLS:\n        t.run('x')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\nclass A(BaseTool):\n    pass\n\nREG = {'a': A()}\n\ndef go():\n    for name, t in REG.items():\n        t.run(name)  # error: DG101\n",
-    "anything._run(1)  # error: DG101\nawait other._arun(2)  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\nclass Agent:\n    search: BaseTool\n\n    def act(self):\n        return self.search.run('q')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\nclass A(BaseTool):\n    pass\n\nclass Agent:\n    def __init__(self):\n        self.tool = A()\n\n    async def act(self):\n        return await self.tool.arun('q')  # error: DG101\n",
-    "import crewai_tools\n\ntool = crewai_tools.SerperDevTool()\ntool.run(search_query='x')  # error: DG101\n",
-    "from crewai.tools import BaseTool\n\ndef go(tools: list[BaseTool]):\n    tools[0].run('x')  # error: DG101\n    return [t.run('y') for t in tools]  # error: DG101\n",
-    "from langchain_core.tools import StructuredTool\n\nadder = StructuredTool.from_function(func=lambda a: a)\nadder.invoke({'a': 1})  # error: DG101\n",
-]
+    snippet("""
+        from crewai.tools import BaseTool
 
-# Scoping and binding forms the checker follows (and the ones it must not confuse with tools).
-_BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
-VALID += [
-    _BASE + "def f(t: T):\n    t = 3\n    t.run()\n",
-    _BASE + "def f(t: T):\n    for t in range(3):\n        t.run()\n",
-    _BASE + "def f(t: T):\n    with open('x') as t:\n        t.run()\n",
-    _BASE + "def f(t: T):\n    try:\n        pass\n    except Exception as t:\n        t.run()\n",
-    _BASE + "def f(t: T):\n    g = lambda t: t.run()\n    return g\n",
-    _BASE + "def f(t: T):\n    t += 1\n    t.run()\n",
-    _BASE + "def f(t: T):\n    a, t = 1, 2\n    t.run()\n",
-    _BASE + "def f(*tools: int, **kw: T):\n    tools[0].run()\n    kw['a'].run()\n",
-    _BASE + "class Holder:\n    def __init__(self):\n        self.t = None\n\n    def go(self):\n        self.t.run()\n",
-    _BASE + "def f(items: dict[str, int]):\n    for k, v in items.items():\n        v.run()\n",
-    _BASE + "def f(x: 'Unknown'):\n    x.run()\n",
-    _BASE + "def f(x: 'not valid python (('):\n    x.run()\n",
-    _BASE + "def f(cls_: type[T]):\n    return cls_\n",
-    _BASE + "import typing\n\ndef f(x: typing.Optional[int]):\n    x.run()\n",
-    _BASE + "def f():\n    import os\n    os.run()\n",
-    _BASE + "REG = {}\nREG['t'] = 3\nREG['t'].run()\n",
-    "from . import sibling\nsibling.tool.run()\n",
-    "from .tools import *\nsomething.run()\n",
-    "def dispatch_tool(action):\n    def inner():\n        return action.tool._run()\n    return inner()\n",
+        class Search(BaseTool):
+            def _run(self, q):
+                return '{}'
+
+        search = Search()
+        search.run('q')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Search(BaseTool):
+            pass
+
+        def go(tool: Search):
+            return tool.invoke('q')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        def go(tool: BaseTool | None):
+            tool._run('q')  # error: DG101
+    """),
+    snippet("""
+        from langchain_core.tools import tool
+
+        @tool
+        def search(q: str) -> str:
+            'Search.'
+            return '[]'
+
+        search('q')  # error: DG101
+        search.invoke({'q': 'x'})  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool as Base
+
+        class A(Base):
+            pass
+
+        class B(A):
+            pass
+
+        REGISTRY = {'b': B()}
+        REGISTRY['b'].run('x')  # error: DG101
+        REGISTRY.get('b').run('x')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class A(BaseTool):
+            pass
+
+        TOOLS = [A()]
+
+        def go():
+            for t in TOOLS:
+                t.run('x')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class A(BaseTool):
+            pass
+
+        REG = {'a': A()}
+
+        def go():
+            for name, t in REG.items():
+                t.run(name)  # error: DG101
+    """),
+    snippet("""
+        anything._run(1)  # error: DG101
+        await other._arun(2)  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Agent:
+            search: BaseTool
+
+            def act(self):
+                return self.search.run('q')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class A(BaseTool):
+            pass
+
+        class Agent:
+            def __init__(self):
+                self.tool = A()
+
+            async def act(self):
+                return await self.tool.arun('q')  # error: DG101
+    """),
+    snippet("""
+        import crewai_tools
+
+        tool = crewai_tools.SerperDevTool()
+        tool.run(search_query='x')  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        def go(tools: list[BaseTool]):
+            tools[0].run('x')  # error: DG101
+            return [t.run('y') for t in tools]  # error: DG101
+    """),
+    snippet("""
+        from langchain_core.tools import StructuredTool
+
+        adder = StructuredTool.from_function(func=lambda a: a)
+        adder.invoke({'a': 1})  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(t: 'T'):
+            t.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        import typing
+
+        def f(t: typing.Optional[T] = None):
+            t.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        from typing import Annotated, Union
+
+        def f(a: Annotated[T, 'x'], b: Union[T, None]):
+            a.run()  # error: DG101
+            b.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(*tools: T):
+            for t in tools:
+                t.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(tools: dict[str, T]):
+            for name, t in tools.items():
+                t.invoke(name)  # error: DG101
+            for t in tools.values():
+                t.run()  # error: DG101
+            for i, t in enumerate(sorted(tools.values())):
+                t.run(i)  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(tools: list[T]):
+            if (t := tools[0]):
+                t.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(kind: type[T]):
+            made = kind()
+            made.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f():
+            from crewai.tools import BaseTool as B
+            def g(x: B):
+                x.run()  # error: DG101
+            return g
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        class Agent:
+            tool = T()
+
+            def go(self):
+                self.tool.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        class Agent:
+            def go(self):
+                self.tool: T = make()
+                self.tool.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f():
+            t: T
+            t = make()
+            local: T = make()
+            local.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        TOOLS = []
+        TOOLS.append(T())
+        TOOLS.extend([T()])
+        REG = {}
+        REG.update({'t': T()})
+
+        def f():
+            TOOLS[0].run()  # error: DG101
+            REG['t'].run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        try:
+            tool = T()
+        except ImportError:
+            tool = None
+
+        with open('x'):
+            other: T = make()
+
+        if True:
+            tool.run()  # error: DG101
+            other.run()  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(registry: dict[str, T]):
+            return [registry[k].run() for k in registry if k]  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        def f(tools: list[T]):
+            return {t.name: t.run() for t in tools}  # error: DG101
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            pass
+
+        class Agent:
+            def __init__(self, t: T):
+                self.t = t
+
+            def go(self):
+                run = lambda: self.t.run()  # error: DG101
+                return run
+    """),
+    snippet("""
+        from langchain_core.tools import tool
+
+        def build():
+            @tool('lookup')
+            def lookup(q: str) -> str:
+                '''Look up.'''
+                return '[]'
+            return lookup.invoke('x')  # error: DG101
+    """),
 ]
-INVALID += [
-    _BASE + "def f(t: 'T'):\n    t.run()  # error: DG101\n",
-    _BASE + "import typing\n\ndef f(t: typing.Optional[T] = None):\n    t.run()  # error: DG101\n",
-    _BASE + "from typing import Annotated, Union\n\ndef f(a: Annotated[T, 'x'], b: Union[T, None]):\n    a.run()  # error: DG101\n    b.run()  # error: DG101\n",
-    _BASE + "def f(*tools: T):\n    for t in tools:\n        t.run()  # error: DG101\n",
-    _BASE + "def f(tools: dict[str, T]):\n    for name, t in tools.items():\n        t.invoke(name)  # error: DG101\n    for t in tools.values():\n        t.run()  # error: DG101\n    for i, t in enumerate(sorted(tools.values())):\n        t.run(i)  # error: DG101\n",
-    _BASE + "def f(tools: list[T]):\n    if (t := tools[0]):\n        t.run()  # error: DG101\n",
-    _BASE + "def f(kind: type[T]):\n    made = kind()\n    made.run()  # error: DG101\n",
-    _BASE + "def f():\n    from crewai.tools import BaseTool as B\n    def g(x: B):\n        x.run()  # error: DG101\n    return g\n",
-    _BASE + "class Agent:\n    tool = T()\n\n    def go(self):\n        self.tool.run()  # error: DG101\n",
-    _BASE + "class Agent:\n    def go(self):\n        self.tool: T = make()\n        self.tool.run()  # error: DG101\n",
-    _BASE + "def f():\n    t: T\n    t = make()\n    local: T = make()\n    local.run()  # error: DG101\n",
-    _BASE + "TOOLS = []\nTOOLS.append(T())\nTOOLS.extend([T()])\nREG = {}\nREG.update({'t': T()})\n\ndef f():\n    TOOLS[0].run()  # error: DG101\n    REG['t'].run()  # error: DG101\n",
-    _BASE + "try:\n    tool = T()\nexcept ImportError:\n    tool = None\n\nwith open('x'):\n    other: T = make()\n\nif True:\n    tool.run()  # error: DG101\n    other.run()  # error: DG101\n",
-    _BASE + "def f(registry: dict[str, T]):\n    return [registry[k].run() for k in registry if k]  # error: DG101\n",
-    _BASE + "def f(tools: list[T]):\n    return {t.name: t.run() for t in tools}  # error: DG101\n",
-    _BASE + "class Agent:\n    def __init__(self, t: T):\n        self.t = t\n\n    def go(self):\n        run = lambda: self.t.run()  # error: DG101\n        return run\n",
-]
-INVALID += [
-    "from langchain_core.tools import tool\n\ndef build():\n    @tool('lookup')\n    def lookup(q: str) -> str:\n        '''Look up.'''\n        return '[]'\n    return lookup.invoke('x')  # error: DG101\n",
-]
-VALID += ["def build():\n    @staticmethod\n    def helper(q):\n        return q\n    return helper.run()\n"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.resolve import CLASS
+from dispatchguard.lint.kinds import CLASS
 from dispatchguard.lint.rules.dg101_direct_call import describe
+from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.analysis import Context
+    from dispatchguard.lint.facts import FileFacts
+    from dispatchguard.lint.walker import Context
 
 CODE = "DG102"
 NAME = "tool-instantiated-outside-tools-module"
@@ -20,6 +22,11 @@ MESSAGE = (
 )
 
 
+def exempt(file: FileFacts) -> bool:
+    """Tool modules are where tools are created; tests build the tools they test."""
+    return file.is_test or file.is_tool_module
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
@@ -27,21 +34,92 @@ def check_call(ctx: Context, node: ast.Call) -> None:
 
 
 VALID = [
-    "from crewai.tools import BaseTool\n\nclass Search(BaseTool):\n    pass\n\ndef make(cls: type[Search]):\n    return cls\n",
-    "class Search:\n    pass\n\nSearch()\n",
-    "from crewai import Agent\nAgent(role='x', goal='y', backstory='z')\n",
-    "from crewai.tools import BaseTool\n\nclass Search(BaseTool):\n    def __init__(self):\n        super().__init__()\n",
-    "from crewai_tools import load_tools\nload_tools(['x'])\n",
-    "from crewai_tools import MAX_RESULTS\nprint(MAX_RESULTS)\n",
-    "from mytools import SerperDevTool\nSerperDevTool()\n",
-    "from crewai.tools import BaseTool\nisinstance(x, BaseTool)\n",
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Search(BaseTool):
+            pass
+
+        def make(cls: type[Search]):
+            return cls
+    """),
+    snippet("""
+        class Search:
+            pass
+
+        Search()
+    """),
+    snippet("""
+        from crewai import Agent
+        Agent(role='x', goal='y', backstory='z')
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Search(BaseTool):
+            def __init__(self):
+                super().__init__()
+    """),
+    snippet("""
+        from crewai_tools import load_tools
+        load_tools(['x'])
+    """),
+    snippet("""
+        from crewai_tools import MAX_RESULTS
+        print(MAX_RESULTS)
+    """),
+    snippet("""
+        from mytools import SerperDevTool
+        SerperDevTool()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        isinstance(x, BaseTool)
+    """),
 ]
 
 INVALID = [
-    "from crewai.tools import BaseTool\n\nclass Search(BaseTool):\n    pass\n\ns = Search()  # error: DG102\n",
-    "from crewai_tools import SerperDevTool\n\ntool = SerperDevTool(n_results=3)  # error: DG102\n",
-    "from langchain_community.tools import DuckDuckGoSearchRun\n\nsearch = DuckDuckGoSearchRun()  # error: DG102\n",
-    "import crewai_tools as ct\n\ndef build():\n    return ct.ScrapeWebsiteTool()  # error: DG102\n",
-    "from langchain_core.tools import Tool\n\nt = Tool(name='x', func=print, description='d')  # error: DG102\n",
-    "from crewai.tools import BaseTool\n\nclass A(BaseTool):\n    pass\n\nclass B(A):\n    pass\n\ndef f():\n    class C(B):\n        pass\n    return C()  # error: DG102\n",
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Search(BaseTool):
+            pass
+
+        s = Search()  # error: DG102
+    """),
+    snippet("""
+        from crewai_tools import SerperDevTool
+
+        tool = SerperDevTool(n_results=3)  # error: DG102
+    """),
+    snippet("""
+        from langchain_community.tools import DuckDuckGoSearchRun
+
+        search = DuckDuckGoSearchRun()  # error: DG102
+    """),
+    snippet("""
+        import crewai_tools as ct
+
+        def build():
+            return ct.ScrapeWebsiteTool()  # error: DG102
+    """),
+    snippet("""
+        from langchain_core.tools import Tool
+
+        t = Tool(name='x', func=print, description='d')  # error: DG102
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class A(BaseTool):
+            pass
+
+        class B(A):
+            pass
+
+        def f():
+            class C(B):
+                pass
+            return C()  # error: DG102
+    """),
 ]

@@ -6,15 +6,17 @@ import ast
 import json
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.resolve import CLASS, PLAIN_CLASS
+from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.analysis import Context, FunctionInfo
+    from dispatchguard.lint.walker import Context, FunctionInfo
 
 CODE = "DG103"
 NAME = "tool-returns-non-json"
 SUMMARY = "Tool run method returns something other than a JSON string"
 MESSAGE = "`{method}` returns {what}, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`"
+#: The methods of a tool class whose return value reaches the model.
+TOOL_METHODS = frozenset({"run", "_run", "arun", "_arun"})
 
 JSON = "json"
 UNKNOWN = None
@@ -58,7 +60,7 @@ _NOT_JSON_METHODS = {
 _MAX_DEPTH = 12
 
 
-def check_function(ctx: Context, fn: FunctionInfo) -> None:
+def check_tool_method(ctx: Context, fn: FunctionInfo) -> None:
     node = fn.node
     if fn.is_generator or _is_abstract(node):
         return
@@ -168,7 +170,7 @@ class _Classifier:
             if attr == "model_dump_json":
                 return JSON
             if attr == "decode" and isinstance(func.value, ast.Call):
-                inner = ctx.qual_of(func.value.func, fn.scopes)
+                inner = ctx.qualified_name(func.value.func, fn)
                 if inner == "orjson.dumps" or self.classify(func.value, fn, depth + 1) == JSON:
                     return JSON
             if attr in _NOT_JSON_METHODS and not node.args:
@@ -176,36 +178,29 @@ class _Classifier:
             if attr == "ensure_json_str":
                 return JSON
             receiver = func.value
-            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and fn.class_scope is not None:
-                target = ctx.functions.get(f"{fn.class_scope.name}.{attr}")
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+                target = ctx.method(fn, attr)
                 if target is not None:
                     return self.function(target, depth + 1)
-        qual = ctx.qual_of(func, fn.scopes)
+        qual = ctx.qualified_name(func, fn)
         if qual is not None:
             last = qual.rsplit(".", 1)[-1]
             if qual in _JSON_FUNCS or last == "ensure_json_str":
                 return JSON
             if qual == "orjson.dumps":
                 return "bytes (`orjson.dumps` without `.decode()`)"
-            module_prefix = f"{ctx.info.name}." if ctx.info.name else ""
-            if qual.startswith(module_prefix) and "." not in qual[len(module_prefix):]:
-                local = qual[len(module_prefix):]
-                target = ctx.functions.get(local)
-                if target is not None:
-                    return self.function(target, depth + 1)
-            if ctx.kind(qual) in (CLASS, PLAIN_CLASS):
+            target = ctx.module_function(qual)
+            if target is not None:
+                return self.function(target, depth + 1)
+            if ctx.is_class(qual):
                 return f"an instance of `{last}`"
             return None
         if isinstance(func, ast.Name):
             if func.id == "ensure_json_str":
                 return JSON
-            if func.id in _NOT_JSON_BUILTINS and not _shadowed(func.id, fn):
+            if func.id in _NOT_JSON_BUILTINS and not fn.shadows(func.id):
                 return _NOT_JSON_BUILTINS[func.id]
         return None
-
-
-def _shadowed(name: str, fn: FunctionInfo) -> bool:
-    return any(name in s.names or name in s.quals for s in fn.scopes if s.kind == "function")
 
 
 def _is_abstract(node: ast.AST) -> bool:
@@ -260,90 +255,687 @@ def _has_break(body: list[ast.stmt]) -> bool:
     return False
 
 
-_TOOL = "from crewai.tools import BaseTool\nimport json\n\nclass T(BaseTool):\n"
-
 VALID = [
-    _TOOL + "    def _run(self, q):\n        return json.dumps({'q': q})\n",
-    _TOOL + "    def _run(self, q):\n        from dispatchguard import ensure_json_str\n        return ensure_json_str({'q': q})\n",
-    _TOOL + "    def _run(self, q):\n        return self.model.model_dump_json()\n",
-    "from crewai.tools import BaseTool\nimport orjson\n\nclass T(BaseTool):\n    def _run(self, q):\n        return orjson.dumps({'q': q}).decode()\n",
-    _TOOL + "    def _run(self, q):\n        return '{\"ok\": true}'\n",
-    _TOOL + "    def _run(self, q):\n        out = json.dumps(q)\n        return out\n",
-    _TOOL + "    def _run(self, q):\n        result = {'q': q}\n        result = json.dumps(result)\n        return result\n",
-    _TOOL + "    def _run(self, q):\n        return self._format(q)\n\n    def _format(self, q):\n        return json.dumps(q)\n",
-    _TOOL + "    def _run(self, q):\n        return render(q)\n\ndef render(q):\n    if q:\n        return json.dumps(q)\n    return '[]'\n",
-    _TOOL + "    def _run(self, q):\n        return fetch(q)\n",  # unknown origin: not flagged by default
-    _TOOL + "    def _run(self, q):\n        try:\n            return json.dumps(q)\n        except ValueError as exc:\n            return json.dumps({'error': str(exc)})\n",
-    _TOOL + "    def _run(self, q):\n        raise NotImplementedError\n",
-    _TOOL + "    async def _arun(self, q):\n        return await self._fetch(q)\n\n    async def _fetch(self, q):\n        return json.dumps(q)\n",
-    _TOOL + "    def helper(self):\n        return {'not': 'a run method'}\n",
-    "import json\n\nclass NotATool:\n    def _run(self):\n        return {'a': 1}\n",
-    _TOOL + "    def _run(self, q):\n        return json.dumps(q) if q else '[]'\n",
-    _TOOL + "    def _run(self, q):\n        def inner():\n            return {'nested': True}\n        return json.dumps(inner())\n",
-    _TOOL + "    def _run(self, q):\n        while True:\n            return json.dumps(q)\n",
-    _TOOL + "    def _run(self, q):\n        for x in q:\n            yield x\n",
-    "from abc import abstractmethod\n" + _TOOL + "    @abstractmethod\n    def _run(self, q):\n        pass\n",
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return json.dumps({'q': q})
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                from dispatchguard import ensure_json_str
+                return ensure_json_str({'q': q})
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return self.model.model_dump_json()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import orjson
+
+        class T(BaseTool):
+            def _run(self, q):
+                return orjson.dumps({'q': q}).decode()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return '{"ok": true}'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                out = json.dumps(q)
+                return out
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                result = {'q': q}
+                result = json.dumps(result)
+                return result
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return self._format(q)
+
+            def _format(self, q):
+                return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return render(q)
+
+        def render(q):
+            if q:
+                return json.dumps(q)
+            return '[]'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return fetch(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                try:
+                    return json.dumps(q)
+                except ValueError as exc:
+                    return json.dumps({'error': str(exc)})
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                raise NotImplementedError
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            async def _arun(self, q):
+                return await self._fetch(q)
+
+            async def _fetch(self, q):
+                return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def helper(self):
+                return {'not': 'a run method'}
+    """),
+    snippet("""
+        import json
+
+        class NotATool:
+            def _run(self):
+                return {'a': 1}
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return json.dumps(q) if q else '[]'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                def inner():
+                    return {'nested': True}
+                return json.dumps(inner())
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                while True:
+                    return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                for x in q:
+                    yield x
+    """),
+    snippet("""
+        from abc import abstractmethod
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            @abstractmethod
+            def _run(self, q):
+                pass
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return json.dumps(q) if q else ensure_json_str(None)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            async def _arun(self, q):
+                return await helper(q)
+
+        async def helper(q):
+            return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return '%s' % q
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return q * 2
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return self._loop(q)
+
+            def _loop(self, q):
+                return self._run(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                x = json.dumps(q)
+                x += ''
+                return x
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                try:
+                    pass
+                finally:
+                    return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                try:
+                    out = compute(q)
+                except ValueError:
+                    raise
+                else:
+                    return json.dumps(out)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                match q:
+                    case 1:
+                        return '1'
+                    case _:
+                        return '[]'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                with open(q) as fh:
+                    return json.dumps(fh.read())
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                import sys
+                sys.exit(1)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                assert False, 'unreachable'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                def str(x):
+                    return json.dumps(x)
+                return str(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return render(q)
+
+        def render(q):
+            yield q
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return (lambda: 1)()
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return q.result
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return simplejson.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        from json import dumps
+
+        class T(BaseTool):
+            def _run(self, q):
+                return dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        from dispatchguard import ensure_json_str as ej
+
+        class T(BaseTool):
+            def _run(self, q):
+                return ej(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return Text('[]')
+
+        class Text(str):
+            pass
+    """),
 ]
 
 INVALID = [
-    _TOOL + "    def _run(self, q):\n        return {'q': q}  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return self.report.model_dump()  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return str(q)  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return f'result: {q}'  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return 'result: ' + json.dumps(q)  # error: DG103\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        pass\n",
-    _TOOL + "    def _run(self, q):\n        if q:\n            return  # error: DG103\n        return None  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return 42  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return 'not json'  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return [x for x in q]  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return repr(q)  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        out = {'q': q}\n        return out  # error: DG103\n",
-    "from crewai.tools import BaseTool\n\nclass Report:\n    pass\n\nclass T(BaseTool):\n    def _run(self, q):\n        return Report()  # error: DG103\n",
-    _TOOL + "    async def _arun(self, q):  # error: DG103\n        print(q)\n",
-    _TOOL + "    def _run(self, q):\n        return self._raw(q)  # error: DG103\n\n    def _raw(self, q):\n        return {'q': q}\n",
-    "from crewai.tools import BaseTool\nimport orjson\n\nclass T(BaseTool):\n    def _run(self, q):\n        return orjson.dumps(q)  # error: DG103\n",
-]
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
 
-VALID += [
-    _TOOL + "    def _run(self, q):\n        return json.dumps(q) if q else ensure_json_str(None)\n",
-    _TOOL + "    async def _arun(self, q):\n        return await helper(q)\n\nasync def helper(q):\n    return json.dumps(q)\n",
-    _TOOL + "    def _run(self, q):\n        return '%s' % q\n",
-    _TOOL + "    def _run(self, q):\n        return q * 2\n",
-    _TOOL + "    def _run(self, q):\n        return self._loop(q)\n\n    def _loop(self, q):\n        return self._run(q)\n",
-    _TOOL + "    def _run(self, q):\n        x = json.dumps(q)\n        x += ''\n        return x\n",
-    _TOOL + "    def _run(self, q):\n        try:\n            pass\n        finally:\n            return json.dumps(q)\n",
-    _TOOL + "    def _run(self, q):\n        try:\n            out = compute(q)\n        except ValueError:\n            raise\n        else:\n            return json.dumps(out)\n",
-    _TOOL + "    def _run(self, q):\n        match q:\n            case 1:\n                return '1'\n            case _:\n                return '[]'\n",
-    _TOOL + "    def _run(self, q):\n        with open(q) as fh:\n            return json.dumps(fh.read())\n",
-    _TOOL + "    def _run(self, q):\n        import sys\n        sys.exit(1)\n",
-    _TOOL + "    def _run(self, q):\n        assert False, 'unreachable'\n",
-    _TOOL + "    def _run(self, q):\n        def str(x):\n            return json.dumps(x)\n        return str(q)\n",
-    _TOOL + "    def _run(self, q):\n        return render(q)\n\ndef render(q):\n    yield q\n",
-    _TOOL + "    def _run(self, q):\n        return (lambda: 1)()\n",
-    _TOOL + "    def _run(self, q):\n        return q.result\n",
-    _TOOL + "    def _run(self, q):\n        return simplejson.dumps(q)\n",
-    "from crewai.tools import BaseTool\nfrom json import dumps\n\nclass T(BaseTool):\n    def _run(self, q):\n        return dumps(q)\n",
-    "from crewai.tools import BaseTool\nfrom dispatchguard import ensure_json_str as ej\n\nclass T(BaseTool):\n    def _run(self, q):\n        return ej(q)\n",
+        class T(BaseTool):
+            def _run(self, q):
+                return {'q': q}  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return self.report.model_dump()  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return str(q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return f'result: {q}'  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return 'result: ' + json.dumps(q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                pass
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                if q:
+                    return  # error: DG103
+                return None  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return 42  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return 'not json'  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return [x for x in q]  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return repr(q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                out = {'q': q}
+                return out  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Report:
+            pass
+
+        class T(BaseTool):
+            def _run(self, q):
+                return Report()  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            async def _arun(self, q):  # error: DG103
+                print(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return self._raw(q)  # error: DG103
+
+            def _raw(self, q):
+                return {'q': q}
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import orjson
+
+        class T(BaseTool):
+            def _run(self, q):
+                return orjson.dumps(q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return json.dumps(q) if q else {}  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return {} if q else json.dumps(q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            async def _arun(self, q):
+                return await helper(q)  # error: DG103
+
+        async def helper(q):
+            return [q]
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return b'[]'  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return True  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return ...  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return q.dict()  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return dict(a=q)  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                out = []
+                out = {}
+                return out  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                '''Docstring only, then pass.'''
+                pass
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                if q:
+                    return json.dumps(q)
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                while True:
+                    break
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                try:
+                    return json.dumps(q)
+                except ValueError:
+                    pass
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):  # error: DG103
+                match q:
+                    case 1:
+                        return '1'
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def run(self, q):
+                return T()  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        from crewai_tools import SerperDevTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                return SerperDevTool()  # error: DG103
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                return json.dumps(q) + json.dumps(q)  # error: DG103
+    """),
+    snippet("""
+        def outer():
+            from crewai.tools import BaseTool
+
+            class Local(BaseTool):
+                def _run(self, q):
+                    return {'q': q}  # error: DG103
+            return Local
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+        import json
+
+        class T(BaseTool):
+            def _run(self, q):
+                out = Report(q)
+                return out  # error: DG103
+
+        class Report:
+            pass
+    """),
 ]
-INVALID += [
-    _TOOL + "    def _run(self, q):\n        return json.dumps(q) if q else {}  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return {} if q else json.dumps(q)  # error: DG103\n",
-    _TOOL + "    async def _arun(self, q):\n        return await helper(q)  # error: DG103\n\nasync def helper(q):\n    return [q]\n",
-    _TOOL + "    def _run(self, q):\n        return b'[]'  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return True  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return ...  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return q.dict()  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return dict(a=q)  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        out = []\n        out = {}\n        return out  # error: DG103\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        '''Docstring only, then pass.'''\n        pass\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        if q:\n            return json.dumps(q)\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        while True:\n            break\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        try:\n            return json.dumps(q)\n        except ValueError:\n            pass\n",
-    _TOOL + "    def _run(self, q):  # error: DG103\n        match q:\n            case 1:\n                return '1'\n",
-    _TOOL + "    def run(self, q):\n        return T()  # error: DG103\n",
-    "from crewai.tools import BaseTool\nfrom crewai_tools import SerperDevTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return SerperDevTool()  # error: DG103\n",
-    _TOOL + "    def _run(self, q):\n        return json.dumps(q) + json.dumps(q)  # error: DG103\n",
-    "def outer():\n    from crewai.tools import BaseTool\n\n    class Local(BaseTool):\n        def _run(self, q):\n            return {'q': q}  # error: DG103\n    return Local\n",
-]
-VALID += [_TOOL + "    def _run(self, q):\n        return Text('[]')\n\nclass Text(str):\n    pass\n"]
-INVALID += [_TOOL + "    def _run(self, q):\n        out = Report(q)\n        return out  # error: DG103\n\nclass Report:\n    pass\n"]
