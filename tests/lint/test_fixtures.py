@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.lint import LintConfig, check_paths, load_config
+from dispatchguard.lint import LintConfig, check_paths, engine, load_config
 
 from .conftest import FIXTURES, project_expectations
 
@@ -32,6 +32,7 @@ def _observed(root: Path, report) -> tuple[set, set]:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_fixture_project(name: str, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
     root = FIXTURES / name
+    monkeypatch.setattr(engine, "PARALLEL_BYTES", 0)  # share out even these small rounds
     monkeypatch.chdir(root)
     report = check_paths(["."], _config(root), jobs=jobs, use_cache=False)
     active, suppressed = _observed(root, report)

@@ -24,7 +24,9 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
 from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
@@ -32,7 +34,7 @@ from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import SourceFile, discover, display_path, relative_path
 from dispatchguard.lint.findings import CheckReport, Finding
 from dispatchguard.lint.parsing import content_digest, file_stat, parse_bytes, quiet_parsing, readable_source
-from dispatchguard.lint.project import Project, WordSet, may_have_findings
+from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
 
 Progress = Callable[[int, int], None]
 
@@ -48,12 +50,12 @@ def check_paths(
 ) -> CheckReport:
     """Check the Python files under ``paths`` with knowledge of the whole project under the root.
 
-    ``jobs`` is accepted for compatibility: the lazy index leaves too little parsing to pay for
-    worker processes (measured in ``benchmarks/lint_speed.py``), so a run uses one process.
+    ``jobs`` (default: the machine's cores) processes share the first round of parsing when it is
+    large enough to pay for them (:data:`PARALLEL_BYTES`); each file is still parsed once.
     """
-    del jobs
+    jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     with quiet_parsing():
-        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress)
+        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress, jobs)
         return run.execute()
 
 
@@ -72,6 +74,63 @@ def project_files(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -
     return list(files.values()), [p.as_posix() for p in targets]
 
 
+#: Source bytes in a round below which worker processes cost more than they save.
+PARALLEL_BYTES = 1_000_000
+
+
+@dataclass
+class _Share:
+    """What a worker process learnt of its share of a round."""
+
+    known: dict[str, Loaded]
+    results: dict[str, FileResult]
+    digests: dict[str, str]
+    parsed: int
+    walked: int
+
+
+_FORKED: tuple[_Run, list[list[tuple[str, bytes | None]]]] | None = None
+
+
+def _load_share(index: int) -> _Share:
+    assert _FORKED is not None
+    run, parts = _FORKED
+    project = run.project
+    known, results, digests = set(project.known), set(run.results), set(run.digests)
+    parsed, walked = project.parsed, project.walked
+    run.load_share(parts[index])
+    return _Share(
+        known={k: v for k, v in project.known.items() if k not in known},
+        results={k: v for k, v in run.results.items() if k not in results},
+        digests={k: v for k, v in run.digests.items() if k not in digests},
+        parsed=project.parsed - parsed,
+        walked=project.walked - walked,
+    )
+
+
+def _shares(found: list[tuple[str, bytes | None]], jobs: int) -> list[list[tuple[str, bytes | None]]]:
+    """Contiguous shares of about the same size in bytes (neighbouring modules often refer to
+    each other: together, one process knows both)."""
+    total = sum(len(data or b"") for _, data in found)
+    shares: list[list[tuple[str, bytes | None]]] = [[]]
+    size = 0
+    for item in found:
+        if size >= total / jobs * len(shares) and len(shares) < jobs:
+            shares.append([])
+        shares[-1].append(item)
+        size += len(item[1] or b"")
+    return shares
+
+
+def _fork_context() -> Any:
+    import multiprocessing  # only for parallel runs: flake8 imports this module in every process
+
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork (Windows): one process
+        return None
+
+
 class _Run:
     def __init__(
         self,
@@ -80,8 +139,10 @@ class _Run:
         use_cache: bool,
         cache_dir: str | os.PathLike[str] | None,
         progress: Progress | None,
+        jobs: int = 1,
     ) -> None:
         self.config = config
+        self.jobs = jobs
         files, targets = project_files(paths, config)
         self.targets = targets
         self.target_set = set(targets)
@@ -118,7 +179,7 @@ class _Run:
             if entry.parsed:
                 project.known[key] = (entry.summary, entry.error)
                 self.digests[key] = entry.digest
-        words = project.close_words(self.scan)
+        words = project.close_words(self.scan, self.load_round)
         for key in self.targets:
             self.finish_target(key, words)
             self.tick()
@@ -157,7 +218,7 @@ class _Run:
         project = self.project
         cached_words = self.cache.words if self.use_cache else None
         new = words if previous is None else words - previous
-        for key, file in project.files.items():
+        for key in project.files:
             if key in project.infos:
                 continue
             if key in project.known:  # parsed before: a candidate as it stands
@@ -184,6 +245,49 @@ class _Run:
         self.digests[key] = content_digest(data)
         return data, None
 
+    # ---------------------------------------------------------------- parallel rounds
+
+    def load_round(self, found: list[tuple[str, bytes | None]]) -> None:
+        """Load a round's candidates, sharing them out among ``jobs`` processes when the round is
+        large: each process parses and walks its share with what it knows (its own share), and
+        the parent takes in the summaries and results. The walks are revalidated like any other
+        (:meth:`finish_target`), so what a process could not know costs a walk, never a finding."""
+        size = sum(len(data) for _, data in found if data is not None)
+        context = _fork_context() if self.jobs > 1 and size >= PARALLEL_BYTES else None
+        if context is None:
+            return
+        parts = _shares(found, self.jobs)
+        if len(parts) < 2:
+            return
+        global _FORKED
+        _FORKED = (self, parts)
+        try:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=len(parts) - 1, mp_context=context) as pool:
+                futures = [pool.submit(_load_share, index) for index in range(1, len(parts))]
+                self.load_share(parts[0])
+                shares = [future.result() for future in futures]
+        finally:
+            _FORKED = None
+        project = self.project
+        for share in shares:
+            project.known.update(share.known)
+            self.results.update(share.results)
+            self.digests.update(share.digests)
+            project.parsed += share.parsed
+            project.walked += share.walked
+
+    def load_share(self, share: list[tuple[str, bytes | None]]) -> None:
+        project = self.project
+        everyone = project.candidates
+        project.candidates = set(project.infos) | {key for key, _ in share}
+        try:
+            for key, data in share:
+                project.load(key, data)
+        finally:
+            project.candidates = everyone
+
     # ---------------------------------------------------------------- walks
 
     def parsed(self, key: str, data: bytes, tree: ast.Module) -> None:
@@ -209,7 +313,7 @@ class _Run:
         result = self.results.get(key)
         if result is not None and result.gate is None:
             if project.deps_valid(result.deps, result.class_deps) and (
-                key in (project.candidates or ()) or self.passes_gate(key, words)
+                key in (project.candidates or ()) or self.passes_gate(key)
             ):
                 return
             del self.results[key]
@@ -226,7 +330,10 @@ class _Run:
         if data is None:
             self.results[key] = error_result(project, file, None, [1, 1, reason])
             return
-        walk = rules_for(project, file.relpath) and may_have_findings(data, words)
+        # a file that is not a candidate names no tool word: Project.close_words made sure of it
+        walk = rules_for(project, file.relpath) and (
+            calls_private_run(data) if key not in (project.candidates or ()) else may_have_findings(data, words)
+        )
         if not walk and readable_source(data):
             self.results[key] = skipped_result(project, file, words.digest)
             return
@@ -239,9 +346,10 @@ class _Run:
             return
         self.results[key] = check_tree(project, file, data, tree)
 
-    def passes_gate(self, key: str, words: WordSet) -> bool:
+    def passes_gate(self, key: str) -> bool:
+        """The gate, for a file that is not a candidate (it names no tool word)."""
         data, _ = self.read(key)
-        return data is not None and may_have_findings(data, words)
+        return data is not None and calls_private_run(data)
 
     def cached_valid(self, key: str, result: FileResult, words: WordSet) -> bool:
         name = self.project.module_names[key][0]

@@ -73,14 +73,25 @@ class WordSet:
     def named_in(self, data: bytes) -> bool:
         """Whether an identifier of ``data`` (as ``IDENTIFIER.findall`` finds them) is a word, or
         all the parts of a joint word are."""
-        for parts in self.encoded_joint:
-            if all(_has_identifier(data, part, frozenset((part,))) for part in parts):
+        if self.encoded:
+            if self.anchors is not None:
+                if any(_has_identifier(data, anchor, self.encoded) for anchor in self.anchors):
+                    return True
+            elif not self.encoded.isdisjoint(IDENTIFIER.findall(data)):
                 return True
-        if not self.encoded:
+        if not self.encoded_joint:
             return False
-        if self.anchors is not None:
-            return any(_has_identifier(data, anchor, self.encoded) for anchor in self.anchors)
-        return not self.encoded.isdisjoint(IDENTIFIER.findall(data))
+        present: dict[bytes, bool] = {}
+        for parts in self.encoded_joint:
+            for part in parts:
+                found = present.get(part)
+                if found is None:  # a substring search first: most files lack most parts
+                    found = present[part] = part in data and _has_identifier(data, part, frozenset((part,)))
+                if not found:
+                    break
+            else:
+                return True
+        return False
 
 
 class Project:
@@ -197,11 +208,16 @@ class Project:
                     words.add(name)
         return WordSet(words, self.seeds.joint)
 
-    def close_words(self, scan: Callable[[WordSet, WordSet | None], Iterable[tuple[str, bytes | None]]]) -> WordSet:
+    def close_words(
+        self,
+        scan: Callable[[WordSet, WordSet | None], Iterable[tuple[str, bytes | None]]],
+        load: Callable[[list[tuple[str, bytes | None]]], None] | None = None,
+    ) -> WordSet:
         """Load the candidates, in rounds, until the tool words are complete; return them.
 
         ``scan(words, previous)`` yields ``(key, data)`` for the files not loaded yet that name one of
-        ``words`` (only those not in ``previous`` need looking for), with their bytes when read.
+        ``words`` (only those not in ``previous`` need looking for), with their bytes when read;
+        ``load`` loads a round's candidates (by default one after the other).
         """
         self.candidates = set(self.infos)
         previous: WordSet | None = None
@@ -209,6 +225,8 @@ class Project:
         while True:
             found = list(scan(words, previous))
             self.candidates.update(key for key, _ in found)
+            if load is not None:
+                load(found)
             for key, data in found:
                 self.load(key, data)
             previous, words = words, self.words()
@@ -230,19 +248,25 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
     """The words every route to a tool starts from: the configured bases, decorators and packages.
 
     A configured name outside the project is a joint word of all its parts (its references name
-    them all, in an import or an attribute chain); a bare name, or one inside the project (which
-    the project's own modules may import relatively), is the word of its last part.
+    them all, in an import or an attribute chain); a bare name is the word it is. A base or
+    decorator inside the project (which the project's own modules may import relatively) is the
+    word of its last part. A package inside the project needs no seed: its modules' bindings are
+    resolved from their summaries, like any module of the project.
     """
     modules = frozenset(project_modules)
     words: set[str] = set()
     joint: set[tuple[str, ...]] = set()
-    for entry in (*config.tool_bases, *config.tool_decorators, *config.tool_packages):
+    packages = frozenset(config.tool_packages)
+    for entry in (*config.tool_bases, *config.tool_decorators, *packages):
         parts = [p for p in entry.split(".") if p]
         if not parts:
             continue
         inside = any(".".join(parts[:i]) in modules for i in range(1, len(parts) + 1))
-        if len(parts) == 1 or inside:
-            words.add(parts[-1])
+        if len(parts) == 1 and not (inside and entry in packages):
+            words.add(parts[0])
+        elif inside:
+            if entry not in packages:
+                words.add(parts[-1])
         else:
             joint.add(tuple(sorted(set(parts))))
     return WordSet(words, joint)
@@ -250,9 +274,11 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
 
 def may_have_findings(data: bytes, words: WordSet) -> bool:
     """The gate: False when a file names no tool word and calls no ``._run``/``._arun``."""
-    if b"run" in data and PRIVATE_RUN.search(data):
-        return True
-    return words.named_in(data)
+    return calls_private_run(data) or words.named_in(data)
+
+
+def calls_private_run(data: bytes) -> bool:
+    return b"run" in data and PRIVATE_RUN.search(data) is not None
 
 
 def _has_identifier(data: bytes, anchor: bytes, words: frozenset[bytes]) -> bool:
