@@ -57,11 +57,10 @@ def _pairs(value: Any) -> bool:
 
 @dataclasses.dataclass
 class CacheEntry:
-    """What is known of one file at a given stat: its content digest; its summary or error when it
-    was parsed (``parsed``), else it named none of the cache's tool words; its result if checked."""
+    """What is known of one file at a given stat: its summary or error when it was parsed
+    (``parsed``), else that it named none of the cache's tool words; its result if checked."""
 
     stat: list[int]
-    digest: str
     parsed: bool
     summary: dict[str, Any] | None = None
     error: list[Any] | None = None
@@ -74,15 +73,14 @@ class CacheEntry:
     def from_json(cls, data: Any) -> CacheEntry | None:
         if not isinstance(data, dict):
             return None
-        stat, digest, summary, error = data.get("stat"), data.get("digest"), data.get("summary"), data.get("error")
+        stat, summary, error = data.get("stat"), data.get("summary"), data.get("error")
         if not (
             isinstance(stat, list)
-            and isinstance(digest, str)
             and (summary is None or _summary_shape(summary))
             and (error is None or (isinstance(error, list) and len(error) == 3))
         ):
             return None
-        return cls(stat, digest, bool(data.get("parsed")), summary, error, FileResult.from_json(data.get("result")))
+        return cls(stat, bool(data.get("parsed")), summary, error, FileResult.from_json(data.get("result")))
 
 
 def _strings(value: Any) -> bool:

@@ -33,7 +33,7 @@ from dispatchguard.lint.checking import check_tree, error_result, rules_for, ski
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import SourceFile, discover, display_path, relative_path
 from dispatchguard.lint.findings import CheckReport, Finding
-from dispatchguard.lint.parsing import content_digest, file_stat, parse_bytes, quiet_parsing, readable_source
+from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
 
 Progress = Callable[[int, int], None]
@@ -84,7 +84,6 @@ class _Share:
 
     known: dict[str, Loaded]
     results: dict[str, FileResult]
-    digests: dict[str, str]
     parsed: int
     walked: int
 
@@ -96,13 +95,12 @@ def _load_share(index: int) -> _Share:
     assert _FORKED is not None
     run, parts = _FORKED
     project = run.project
-    known, results, digests = set(project.known), set(run.results), set(run.digests)
+    known, results = set(project.known), set(run.results)
     parsed, walked = project.parsed, project.walked
     run.load_share(parts[index])
     return _Share(
         known={k: v for k, v in project.known.items() if k not in known},
         results={k: v for k, v in run.results.items() if k not in results},
-        digests={k: v for k, v in run.digests.items() if k not in digests},
         parsed=project.parsed - parsed,
         walked=project.walked - walked,
     )
@@ -153,7 +151,7 @@ class _Run:
         if use_cache:
             self.cache.load()
         self.stats: dict[str, list[int] | None] = {}
-        self.digests: dict[str, str] = {}
+        self.quick: dict[str, tuple[bool, bool]] = {}  # key -> (calls ._run, readable), from the scan
         self.results: dict[str, FileResult] = {}
         self.unscanned: dict[str, bytes] = {}
         self.queue: list[tuple[str, bytes, ast.Module]] = []
@@ -178,7 +176,6 @@ class _Run:
         for key, entry in self.valid_entries():
             if entry.parsed:
                 project.known[key] = (entry.summary, entry.error)
-                self.digests[key] = entry.digest
         words = project.close_words(self.scan, self.load_round)
         for key in self.targets:
             self.finish_target(key, words)
@@ -233,8 +230,12 @@ class _Run:
                 if not look_for:
                     continue
             data, _ = self.read(key)
-            if data is not None and look_for.named_in(data):
+            if data is None:
+                continue
+            if look_for.named_in(data):
                 yield key, data
+            elif key not in self.quick:
+                self.quick[key] = (calls_private_run(data), readable_source(data))
 
     def read(self, key: str) -> tuple[bytes | None, str | None]:
         """A file's bytes, or why it cannot be read."""
@@ -242,7 +243,6 @@ class _Run:
             data = self.project.files[key].path.read_bytes()
         except OSError as exc:
             return None, f"cannot read the file: {exc.strerror or exc}"
-        self.digests[key] = content_digest(data)
         return data, None
 
     # ---------------------------------------------------------------- parallel rounds
@@ -274,7 +274,6 @@ class _Run:
         for share in shares:
             project.known.update(share.known)
             self.results.update(share.results)
-            self.digests.update(share.digests)
             project.parsed += share.parsed
             project.walked += share.walked
 
@@ -292,7 +291,6 @@ class _Run:
 
     def parsed(self, key: str, data: bytes, tree: ast.Module) -> None:
         """A file was parsed: walk it now if it is to be reported on (after the walk under way)."""
-        self.digests[key] = content_digest(data)
         if key not in self.target_set or key in self.results:
             return
         self.queue.append((key, data, tree))
@@ -326,13 +324,18 @@ class _Run:
         if known is not None and known[1] is not None:
             self.results[key] = error_result(project, file, None, known[1])
             return
+        # a file that is not a candidate names no tool word: Project.close_words made sure of it
+        candidate = key in (project.candidates or ())
+        quick = None if candidate else self.quick.get(key)
+        if quick is not None and quick[1] and not (quick[0] and rules_for(project, file.relpath)):
+            self.results[key] = skipped_result(project, file, words.digest)
+            return
         data, reason = self.read(key)
         if data is None:
             self.results[key] = error_result(project, file, None, [1, 1, reason])
             return
-        # a file that is not a candidate names no tool word: Project.close_words made sure of it
         walk = rules_for(project, file.relpath) and (
-            calls_private_run(data) if key not in (project.candidates or ()) else may_have_findings(data, words)
+            may_have_findings(data, words) if candidate else calls_private_run(data)
         )
         if not walk and readable_source(data):
             self.results[key] = skipped_result(project, file, words.digest)
@@ -348,6 +351,9 @@ class _Run:
 
     def passes_gate(self, key: str) -> bool:
         """The gate, for a file that is not a candidate (it names no tool word)."""
+        quick = self.quick.get(key)
+        if quick is not None:
+            return quick[0]
         data, _ = self.read(key)
         return data is not None and calls_private_run(data)
 
@@ -369,13 +375,9 @@ class _Run:
                 continue
             old = cache.get(key)
             known = project.known.get(key)
-            digest = self.digests.get(key) or (old.digest if old is not None and old.stat == stat else None)
-            if digest is None:
-                continue
-            if known is not None:
-                entry = CacheEntry(stat, digest, True, known[0], known[1])
-            else:
-                entry = CacheEntry(stat, digest, False)
+            # a file that is not known was scanned (or named none of the cache's words, and was
+            # scanned for the others): it names none of the words
+            entry = CacheEntry(stat, True, *known) if known is not None else CacheEntry(stat, False)
             entry.result = self.results.get(key)
             if old is None or old != entry:
                 cache.put(key, entry)

@@ -1,11 +1,10 @@
-"""Per-file work: stat, digest and parse a file, and map ast's byte columns to character columns."""
+"""Per-file work: stat and parse a file, and map ast's byte columns to character columns."""
 
 from __future__ import annotations
 
 import ast
 import contextlib
 import gc
-import hashlib
 import io
 import tokenize
 import warnings
@@ -21,10 +20,6 @@ def file_stat(path: Path) -> list[int] | None:
     except OSError:
         return None
     return [st.st_mtime_ns, st.st_size]
-
-
-def content_digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def readable_source(data: bytes) -> bool:
