@@ -26,13 +26,13 @@ CachedFinding = list[Any]
 class FileResult:
     """A checked file's findings and what they were computed from: the kinds the walk looked up
     (``deps``, ``class_deps``: ``[qualified name, kind]``), or, when the walk was skipped because
-    the file names no tool word, the digest of the tool words (``gate``)."""
+    the file names no tool word (``gated``: valid while the tool words are those of the cache)."""
 
     findings: list[CachedFinding]
     module: str | None = None
     deps: list[list[Any]] = dataclasses.field(default_factory=list)
     class_deps: list[list[Any]] = dataclasses.field(default_factory=list)
-    gate: str | None = None
+    gated: bool = False
 
     @classmethod
     def from_json(cls, data: Any) -> FileResult | None:
@@ -40,15 +40,16 @@ class FileResult:
         if not isinstance(data, dict):
             return None
         findings, deps, class_deps = data.get("findings"), data.get("deps", []), data.get("class_deps", [])
-        module, gate = data.get("module"), data.get("gate")
+        module, gated = data.get("module"), data.get("gated", False)
         if not (
             isinstance(findings, list)
             and all(isinstance(f, list) and len(f) == 7 for f in findings)
             and all(_pairs(d) for d in (deps, class_deps))
-            and all(v is None or isinstance(v, str) for v in (module, gate))
+            and (module is None or isinstance(module, str))
+            and isinstance(gated, bool)
         ):
             return None
-        return cls(findings, module, deps, class_deps, gate)
+        return cls(findings, module, deps, class_deps, gated)
 
 
 def _pairs(value: Any) -> bool:
@@ -135,7 +136,7 @@ class ResultCache:
         stale = [key for key in self.entries if key not in wanted]
         for key in stale:
             del self.entries[key]
-        if not (self.dirty or stale or self.words is None or words.digest != self.words.digest):
+        if not (self.dirty or stale or words != self.words):
             return
         directory = self.file.parent
         try:

@@ -60,11 +60,11 @@ def check_tree(
     )
 
 
-def skipped_result(project: Project, file: SourceFile, gate: str) -> FileResult:
+def skipped_result(project: Project, file: SourceFile) -> FileResult:
     """The result of a file whose walk the gate skipped (it names no tool word)."""
     info: ModuleInfo | None = project.infos.get(file.key)
     name = info.name if info is not None else project.module_names[file.key][0]
-    return FileResult(findings=[], module=name, gate=gate)
+    return FileResult(findings=[], module=name, gated=True)
 
 
 def finish(raw: list[RawFinding], data: bytes, apply_noqa: bool = True) -> list[CachedFinding]:

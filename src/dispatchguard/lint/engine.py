@@ -309,7 +309,7 @@ class _Run:
         project = self.project
         file = project.files[key]
         result = self.results.get(key)
-        if result is not None and result.gate is None:
+        if result is not None and not result.gated:
             if project.deps_valid(result.deps, result.class_deps) and (
                 key in (project.candidates or ()) or self.passes_gate(key)
             ):
@@ -328,7 +328,7 @@ class _Run:
         candidate = key in (project.candidates or ())
         quick = None if candidate else self.quick.get(key)
         if quick is not None and quick[1] and not (quick[0] and rules_for(project, file.relpath)):
-            self.results[key] = skipped_result(project, file, words.digest)
+            self.results[key] = skipped_result(project, file)
             return
         data, reason = self.read(key)
         if data is None:
@@ -338,7 +338,7 @@ class _Run:
             may_have_findings(data, words) if candidate else calls_private_run(data)
         )
         if not walk and readable_source(data):
-            self.results[key] = skipped_result(project, file, words.digest)
+            self.results[key] = skipped_result(project, file)
             return
         tree, error = parse_bytes(data)
         project.parsed += 1
@@ -361,8 +361,8 @@ class _Run:
         name = self.project.module_names[key][0]
         if result.module is not None and result.module != name:
             return False
-        if result.gate is not None:
-            return result.gate == words.digest
+        if result.gated:
+            return words == self.cache.words
         return self.project.deps_valid(result.deps, result.class_deps)
 
     # ---------------------------------------------------------------- cache and report
@@ -379,6 +379,10 @@ class _Run:
             # scanned for the others): it names none of the words
             entry = CacheEntry(stat, True, *known) if known is not None else CacheEntry(stat, False)
             entry.result = self.results.get(key)
+            if entry.result is None and old is not None and old.stat == stat and old.result is not None:
+                # a result of an earlier run: still valid if it holds with these words
+                if not old.result.gated or words == cache.words:
+                    entry.result = old.result
             if old is None or old != entry:
                 cache.put(key, entry)
 

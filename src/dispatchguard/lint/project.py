@@ -16,7 +16,6 @@ index would tell it, at the cost of parsing the candidates only.
 from __future__ import annotations
 
 import ast
-import hashlib
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -61,8 +60,12 @@ class WordSet:
         else:
             anchors = []
         self.anchors = tuple(sorted(anchors)) if 0 < len(anchors) <= _FEW_ANCHORS else None
-        listed = [*sorted(self.words), *("+".join(parts) for parts in sorted(self.joint))]
-        self.digest = hashlib.sha256("\n".join(listed).encode()).hexdigest()[:24]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WordSet) and (self.words, self.joint) == (other.words, other.joint)
+
+    def __hash__(self) -> int:
+        return hash((self.words, self.joint))
 
     def __sub__(self, other: WordSet) -> WordSet:
         return WordSet(self.words - other.words, self.joint - other.joint)
