@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard import coverage_gate as gate
+from dispatchguard.globs import glob_to_regex
 from dispatchguard.cli import main as cli_main
 
 MODELS = "src/**/models.py"
@@ -155,13 +156,13 @@ def test_pyproject_coverage_exclusions_are_honoured(project, cov_run, monkeypatc
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("fail-under = 'high'", "'fail-under' must be a number"),
-        ("fail-under = 120", "between 0 and 100"),
-        ("include = [1]", "'include' must be a list"),
-        ("data-file = 3", "'data-file' must be a string"),
-        ("per-file = 'yes'", "'per-file' must be true or false"),
-        ("threshold = 3", "unknown key 'threshold'"),
-        ("fail-under = [", "cannot read"),
+        ("fail-under = 'high'", "key 'fail-under': expected a number between 0 and 100, got 'high'"),
+        ("fail-under = 120", "key 'fail-under': expected a number between 0 and 100, got 120"),
+        ("include = [1]", "key 'include': expected a list of non-empty strings"),
+        ("data-file = 3", "key 'data-file': expected a file name, got 3"),
+        ("per-file = 'yes'", "key 'per-file': expected true or false, got 'yes'"),
+        ("threshold = 3", "key 'threshold': unknown key (known keys: branch, data-file"),
+        ("fail-under = [", "invalid TOML"),
     ],
 )
 def test_bad_configuration_is_a_clear_error(tmp_path, monkeypatch, capsys, write, toml, message):
@@ -245,7 +246,7 @@ def test_installed_command(project):
     ],
 )
 def test_glob_to_regex(pattern, path, matches):
-    assert bool(gate.glob_to_regex(pattern).match(path)) is matches
+    assert bool(glob_to_regex(pattern).match(path)) is matches
 
 
 def test_format_missing():

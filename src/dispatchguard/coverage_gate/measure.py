@@ -56,7 +56,7 @@ def measure(options: GateOptions) -> GateResult:
 
     in_data, _ = match_files(measured, options.include, options.base_dir)
     on_disk, _ = match_files(
-        files_on_disk(options.include, options.base_dir), options.include, options.base_dir
+        files_on_disk(options.include, options.base_dir, options.config), options.include, options.base_dir
     )
     matched = {**on_disk, **in_data}
     _, unmatched = match_files(matched, options.include, options.base_dir)
