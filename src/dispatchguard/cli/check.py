@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from dispatchguard.cli.common import (
@@ -19,6 +20,7 @@ from dispatchguard.cli.common import (
     job_count,
     run_guarded,
 )
+from dispatchguard.cli.output.style import use_colour
 
 # Only the standard library at import time: the router imports every subcommand module to build
 # its parser, and `dispatchguard check` must never load libcst or pydantic.
@@ -29,6 +31,8 @@ OUTPUT_FORMATS = ("text", "json", "github", "sarif")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)")
     parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml")
+    parser.add_argument("--force-exclude", action="store_true", default=None, help="apply exclude and ignore files to paths given explicitly too (for pre-commit)")
+    parser.add_argument("--show-settings", action="store_true", help="print the effective configuration, with where each value comes from, and exit")
     rules = parser.add_argument_group("rule selection")
     rules.add_argument("--select", type=code_list, metavar="CODES", help="comma-separated codes or prefixes to enable, replacing the configured selection")
     rules.add_argument("--extend-select", type=code_list, metavar="CODES", help="codes or prefixes to enable in addition to the selection")
@@ -78,8 +82,24 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
 
     from dispatchguard import lint
+    from dispatchguard.lint.discovery import scan
 
     config = effective_config(args)
+    if args.show_settings:
+        from dispatchguard.cli.show_settings import render as render_settings
+        from dispatchguard.lint.config import find_root
+
+        root = None if args.config else find_root(args.paths)
+        sys.stdout.write(render_settings(config, root, args))
+        return 0
+    notebooks = scan(args.paths, config, config.root).notebooks
+    if notebooks:
+        shown = ", ".join(_shown(p) for p in notebooks[:3]) + (", ..." if len(notebooks) > 3 else "")
+        print(
+            f"dispatchguard: note: {_plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
+            f"notebooks are not supported yet ({shown})",
+            file=sys.stderr,
+        )
     if args.fix or args.unsafe_fixes:
         _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
@@ -117,6 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         baselined=baselined,
         show_suppressed=args.show_suppressed,
         version=__version__,
+        colour=args.output_format == "text" and use_colour(sys.stdout),
     )
     if args.statistics:
         from dispatchguard.cli.output import json_format, text
@@ -130,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
 
     reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
     if args.output_format == "text":
-        print(_summary(reported, len(findings) - reported, report.files_checked), file=sys.stderr)
+        print(_summary(reported, len(findings) - reported, report.files_checked, len(notebooks)), file=sys.stderr)
     return 1 if reported and not args.exit_zero else 0
 
 
@@ -149,14 +170,29 @@ def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
     print(fix_summary(report, diff=False), file=sys.stderr)
 
 
-def _summary(reported: int, hidden: int, files: int) -> str:
-    files_text = f"{files} file{'s' if files != 1 else ''}"
-    if reported == 0:
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _summary(reported: int, hidden: int, files: int, notebooks: int = 0) -> str:
+    files_text = _plural(files, "file")
+    if reported == 0 and notebooks:  # never "passed" while something given was not looked at
+        text = f"No findings in {files_text} checked."
+    elif reported == 0:
         text = f"All checks passed ({files_text} checked)."
     else:
-        text = f"Found {reported} finding{'s' if reported != 1 else ''} in {files_text}."
+        text = f"Found {_plural(reported, 'finding')} in {files_text}."
     if hidden:
         text += f" {hidden} silenced by # noqa or the baseline."
+    if notebooks:
+        text += f" {_plural(notebooks, 'notebook')} (.ipynb) not checked."
     return text
 
 

@@ -63,7 +63,8 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
 
 def effective_config(args: argparse.Namespace) -> Any:
     """The configuration for `args.paths` (or `--config`), with `--select` replacing the configured
-    selection and `--extend-select`/`--ignore` adding to theirs; `--strict` switches strict on.
+    selection and `--extend-select`/`--ignore` adding to theirs; `--strict` and `--force-exclude` switch
+those settings on.
     Options a subcommand does not offer are simply absent from `args`."""
     from dispatchguard import lint
 
@@ -93,4 +94,6 @@ def effective_config(args: argparse.Namespace) -> Any:
             changes[option] = tuple(dict.fromkeys((*changes.get(option, getattr(config, option)), *given[option])))
     if getattr(args, "strict", None):
         changes["strict"] = True
+    if getattr(args, "force_exclude", None):
+        changes["force_exclude"] = True
     return dataclasses.replace(config, **changes) if changes else config
