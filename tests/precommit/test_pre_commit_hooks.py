@@ -112,3 +112,35 @@ def test_coverage_hook_on_pre_push(hook_repo, tmp_path, pre_commit):
     )
     proc = pre_commit(repo, *args)
     assert proc.returncode == 0, output(proc)
+
+
+def test_check_hook_sees_stubs_and_honours_exclude(hook_repo, tmp_path, pre_commit):
+    """`types_or: [python, pyi]`: a staged .pyi stub is checked; --force-exclude: a staged file in
+    `extend-exclude` or .gitignore'd (added with -f) is not reported although pre-commit names it."""
+    repo = tmp_path / "stubs"
+    files = {
+        "pyproject.toml": '[tool.dispatchguard]\nextend-exclude = ["generated"]\n',
+        ".gitignore": "scratch/\n",
+        "app/__init__.py": "",
+        "app/tools.py": "from crewai.tools import BaseTool\n\n\nclass Search(BaseTool):\n    name: str = 'search'\n",
+        "app/agent.pyi": "from app.tools import Search\n\nSearch().run('x')\n",
+        "generated/client.py": "from app.tools import Search\n\nSearch().run('x')\n",
+        "scratch/try.py": "from app.tools import Search\n\nSearch().run('x')\n",
+    }
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "add", "-f", "scratch/try.py")
+
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    text = output(proc)
+    assert "app/agent.pyi:3:1: DG101" in text and "app/agent.pyi:3:1: DG102" in text
+    assert "generated/client.py" not in text and "scratch/try.py" not in text
+
+    (repo / "app" / "agent.pyi").write_text("from app.tools import Search\n\nsearch: Search\n")
+    git(repo, "add", "-A")
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 0, output(proc)
