@@ -46,14 +46,23 @@ def test_coverage_table_does_not_break_check(project):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("[tool.dispatchguard.coverage]\nthreshold = 90", "[tool.dispatchguard.coverage]: key 'threshold': unknown key"),
-        ("[tool.dispatchguard]\nselect = ['E501']", "key 'tool.dispatchguard.select': unknown rule code or prefix 'E501'"),
+        (
+            "[tool.dispatchguard.coverage]\nthreshold = 90",
+            "[tool.dispatchguard.coverage]: key 'threshold': unknown key",
+        ),
+        (
+            "[tool.dispatchguard]\nselect = ['E501']",
+            "key 'tool.dispatchguard.select': unknown rule code or prefix 'E501'",
+        ),
         (
             "[tool.dispatchguard.per-file-ignores]\n'app/*.py' = ['DG999']",
             "key 'tool.dispatchguard.per-file-ignores' (pattern 'app/*.py'): unknown rule code or prefix 'DG999'",
         ),
         ("[tool.dispatchguard]\nextend-select = ['XYZ1']", "unknown rule code or prefix 'XYZ1'"),
-        ("[tool.dispatchguard]\nforce-exclude = 'yes'", "key 'tool.dispatchguard.force-exclude': expected true or false"),
+        (
+            "[tool.dispatchguard]\nforce-exclude = 'yes'",
+            "key 'tool.dispatchguard.force-exclude': expected true or false",
+        ),
     ],
 )
 def test_bad_configuration_is_exit_2_one_line_naming_file_and_key(project, body, message):
@@ -113,7 +122,9 @@ def test_explicit_paths_are_checked_unless_force_exclude(ignoring):
     assert {line.split(":")[0] for line in done.stdout.splitlines()} == set(named)
     done = run_cli("check", "--no-cache", "--force-exclude", *named, cwd=ignoring)
     assert {line.split(":")[0] for line in done.stdout.splitlines()} == {"app/agent.py"}
-    (ignoring / "pyproject.toml").write_text('[tool.dispatchguard]\nextend-exclude = ["vendored"]\nforce-exclude = true\n')
+    (ignoring / "pyproject.toml").write_text(
+        '[tool.dispatchguard]\nextend-exclude = ["vendored"]\nforce-exclude = true\n'
+    )
     done = run_cli("check", "--no-cache", *named[:2], cwd=ignoring)
     assert done.returncode == 0 and done.stdout == "" and "0 files" in done.stderr
 
@@ -170,7 +181,8 @@ def test_rule_bad_input_is_exit_2(project, args, message):
 def test_rule_pages_ship_in_the_wheel(tmp_path):
     """Installed from a wheel (no source checkout next to it), `rule` still finds its pages."""
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(ROOT)],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
@@ -184,8 +196,13 @@ def test_rule_pages_ship_in_the_wheel(tmp_path):
     assert (target / "dispatchguard" / "rule_docs" / "DG102.md").is_file()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_"))}
     env["PYTHONPATH"] = str(target)
-    code = "import dispatchguard, sys; print(dispatchguard.__file__, file=sys.stderr); from dispatchguard.cli.main import main; sys.exit(main(['rule', 'DG102']))"
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    code = (
+        "import dispatchguard, sys; print(dispatchguard.__file__, file=sys.stderr)\n"
+        "from dispatchguard.cli.main import main; sys.exit(main(['rule', 'DG102']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(str(target))
     assert done.stdout == (ROOT / "docs" / "rules" / "DG102.md").read_text(encoding="utf-8")
@@ -205,11 +222,17 @@ def test_show_settings_says_where_each_value_comes_from(project):
     lines = done.stdout.splitlines()
     file = str(project / "pyproject.toml")
     assert lines[0] == f"# project root: {project} ({file} has a [tool.dispatchguard] table)"
-    assert f'select = ["DG1"]  # command line (--select)' in lines
+    assert 'select = ["DG1"]  # command line (--select)' in lines
     assert f'ignore = ["DG103"]  # {file}' in lines
     assert "strict = false  # default" in lines
-    assert any(line.startswith("exclude = [") and line.endswith(f'"gen"]  # default + {file} (extend-exclude)') for line in lines)
-    assert any(line.startswith("dispatchers = [") and '"Runner.go"' in line and line.endswith(f"# default + {file}") for line in lines)
+    assert any(
+        line.startswith("exclude = [") and line.endswith(f'"gen"]  # default + {file} (extend-exclude)')
+        for line in lines
+    )
+    assert any(
+        line.startswith("dispatchers = [") and '"Runner.go"' in line and line.endswith(f"# default + {file}")
+        for line in lines
+    )
     assert f"fail-under = 90.0  # {file}" in lines and "# include: not set" in lines
     assert not any(line.startswith("app/") for line in lines)  # nothing was checked
 
@@ -219,7 +242,8 @@ def test_show_settings_without_configuration(tmp_path):
     done = run_cli("check", "--show-settings", cwd=tmp_path / "p")
     assert done.returncode == 0
     assert done.stdout.splitlines()[:2] == [
-        f"# project root: {tmp_path / 'p'} (nearest directory with setup.py (no pyproject.toml with [tool.dispatchguard]))",
+        f"# project root: {tmp_path / 'p'} "
+        "(nearest directory with setup.py (no pyproject.toml with [tool.dispatchguard]))",
         "# configuration file: none (built-in defaults)",
     ]
 
@@ -238,7 +262,9 @@ def test_json_output_has_name_and_fix(project):
 
 
 NOTEBOOK = {
-    "cells": [{"cell_type": "code", "metadata": {}, "source": ["tool._run('x')\n"], "outputs": [], "execution_count": None}],
+    "cells": [
+        {"cell_type": "code", "metadata": {}, "source": ["tool._run('x')\n"], "outputs": [], "execution_count": None}
+    ],
     "metadata": {},
     "nbformat": 4,
     "nbformat_minor": 5,

@@ -24,11 +24,20 @@ from dispatchguard.cli.output import (
 from dispatchguard.cli.output.style import use_colour
 from dispatchguard.lint.findings import Finding
 
-SCHEMA = json.loads(Path(os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(
+    Path(
+        os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
+    ).read_text(encoding="utf-8")
+)
 
 RULES = {
     code: SimpleNamespace(CODE=code, NAME=name, MESSAGE=f"{name} message", SUMMARY=f"{name} summary")
-    for code, name in [("DG001", "syntax-error"), ("DG101", "direct-tool-call"), ("DG102", "tool-instantiated"), ("DG103", "tool-returns-non-json")]
+    for code, name in [
+        ("DG001", "syntax-error"),
+        ("DG101", "direct-tool-call"),
+        ("DG102", "tool-instantiated"),
+        ("DG103", "tool-returns-non-json"),
+    ]
 }
 
 
@@ -101,14 +110,22 @@ class Fix:
 
 
 def test_json_fix_object_has_ruffs_shape(tmp_path):
-    fix = Fix("unsafe", "Wrap the return value in `ensure_json_str(...)`", (Edit("ensure_json_str(", 3, 12, 3, 12), Edit(")", 3, 20, 3, 20)))
+    fix = Fix(
+        "unsafe",
+        "Wrap the return value in `ensure_json_str(...)`",
+        (Edit("ensure_json_str(", 3, 12, 3, 12), Edit(")", 3, 20, 3, 20)),
+    )
     fixed = dataclasses.replace(finding(code="DG103"), fix=fix)
     (item,) = json.loads(render("json", [fixed], context(tmp_path)))
     assert item["fix"] == {
         "applicability": "unsafe",
         "message": "Wrap the return value in `ensure_json_str(...)`",
         "edits": [
-            {"content": "ensure_json_str(", "location": {"row": 3, "column": 12}, "end_location": {"row": 3, "column": 12}},
+            {
+                "content": "ensure_json_str(",
+                "location": {"row": 3, "column": 12},
+                "end_location": {"row": 3, "column": 12},
+            },
             {"content": ")", "location": {"row": 3, "column": 20}, "end_location": {"row": 3, "column": 20}},
         ],
     }
@@ -168,7 +185,9 @@ def test_github_skips_suppressed(findings, tmp_path):
 
 def sarif(findings, tmp_path, **kw):
     log = json.loads(render("sarif", findings, context(tmp_path, **kw)))
-    jsonschema.validate(log, SCHEMA, cls=jsonschema.validators.validator_for(SCHEMA), format_checker=jsonschema.FormatChecker())
+    jsonschema.validate(
+        log, SCHEMA, cls=jsonschema.validators.validator_for(SCHEMA), format_checker=jsonschema.FormatChecker()
+    )
     return log
 
 
@@ -208,7 +227,9 @@ def test_sarif_empty_run_and_odd_paths(tmp_path):
     assert sarif([], tmp_path)["runs"][0]["results"] == []
     odd = [finding(path="dir with space/ü%.py"), finding(path=str(tmp_path / "abs.py"), code="DG001")]
     results = sarif(odd, tmp_path)["runs"][0]["results"]
-    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/%C3%BC%25.py"
+    assert (
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/%C3%BC%25.py"
+    )
     assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": (tmp_path / "abs.py").as_uri()}
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dispatchguard import coverage_gate as gate
-from dispatchguard.globs import glob_to_regex
 from dispatchguard.cli import main as cli_main
+from dispatchguard.globs import glob_to_regex
 
 MODELS = "src/**/models.py"
 DISPATCHER = "src/**/tool_dispatcher.py"

@@ -78,7 +78,10 @@ def test_respect_gitignore_false_keeps_ignored_files(repo: Path) -> None:
 
 
 def test_exclude_and_extend_exclude_use_git_patterns(tmp_path: Path) -> None:
-    write(tmp_path / "pyproject.toml", '[tool.dispatchguard]\nextend-exclude = ["migrations", "docs/*.py", "!docs/keep.py"]\n')
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.dispatchguard]\nextend-exclude = ["migrations", "docs/*.py", "!docs/keep.py"]\n',
+    )
     for name in ("app/migrations/0001.py", "app/models.py", "docs/conf.py", "docs/keep.py", "docs/sub/x.py"):
         write(tmp_path / name)
     config = load_config([tmp_path])

@@ -20,7 +20,9 @@ def hooks() -> list[dict]:
 
 
 def test_manifest_is_valid_for_pre_commit():
-    proc = subprocess.run([*PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -25,7 +25,9 @@ def code_list(value: str) -> list[str]:
     codes = [part.strip().upper() for part in value.split(",") if part.strip()]
     for code in codes:
         if not (code[:1].isalpha() and set(code) <= _SELECTOR_CHARS):
-            raise argparse.ArgumentTypeError(f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)")
+            raise argparse.ArgumentTypeError(
+                f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)"
+            )
     return codes
 
 
@@ -55,7 +57,7 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
     except KeyboardInterrupt:
         print_error("interrupted")
         return 2
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a one-line exit 2
+    except Exception as exc:
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         print_error(f"internal error ({detail}); please report it with the command you ran")
         return 2
@@ -63,9 +65,9 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
 
 def effective_config(args: argparse.Namespace) -> Any:
     """The configuration for `args.paths` (or `--config`), with `--select` replacing the configured
-    selection and `--extend-select`/`--ignore` adding to theirs; `--strict` and `--force-exclude` switch
-those settings on.
-    Options a subcommand does not offer are simply absent from `args`."""
+        selection and `--extend-select`/`--ignore` adding to theirs; `--strict` and `--force-exclude` switch
+    those settings on.
+        Options a subcommand does not offer are simply absent from `args`."""
     from dispatchguard import lint
 
     try:
@@ -83,7 +85,9 @@ those settings on.
         for code in codes:
             if not any(known.startswith(code) for known in lint.RULES):
                 flag = "--" + option.replace("_", "-")
-                raise UsageError(f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})")
+                raise UsageError(
+                    f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})"
+                )
         given[option] = codes
     changes: dict[str, Any] = {}
     if "select" in given:

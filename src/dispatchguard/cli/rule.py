@@ -43,7 +43,9 @@ def page(code: str) -> str:
     try:
         return checkout.read_text(encoding="utf-8")
     except OSError:
-        raise UsageError(f"the documentation of {code} is not installed (looked in the package and {checkout})") from None
+        raise UsageError(
+            f"the documentation of {code} is not installed (looked in the package and {checkout})"
+        ) from None
 
 
 def _run(args: argparse.Namespace) -> int:

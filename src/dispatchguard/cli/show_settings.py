@@ -89,4 +89,3 @@ def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) 
         where = str(file) if _given(coverage_table, key) else "default"
         lines.append(f"{key} = {toml_value(value)}  # {where}")
     return "\n".join(lines) + "\n"
-

@@ -20,9 +20,7 @@ def measure(options: GateOptions) -> GateResult:
         import coverage
         from coverage.exceptions import CoverageException
     except ImportError as exc:  # pragma: no cover - coverage is installed wherever tests run
-        raise GateError(
-            "coverage.py is not installed in this environment: pip install 'coverage[toml]'"
-        ) from exc
+        raise GateError("coverage.py is not installed in this environment: pip install 'coverage[toml]'") from exc
 
     data_file = options.data_file
     if not data_file.is_file():
