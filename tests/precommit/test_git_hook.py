@@ -85,7 +85,7 @@ def test_passes_staged_python_files_including_spaces(repo, tmp_path):
     git(repo, "add", "pkg dir/my tool.py", "plain.py", "stub.pyi", "notes.txt")
     proc, argv = run_hook(repo, tmp_path, DISPATCHGUARD_ARGS="--baseline base.json")
     assert proc.returncode == 0, proc.stderr
-    assert argv[:4] == ["check", "--baseline", "base.json", "--"]
+    assert argv[:5] == ["check", "--force-exclude", "--baseline", "base.json", "--"]
     assert sorted(argv[4:]) == ["pkg dir/my tool.py", "plain.py", "stub.pyi"]
 
 
@@ -103,7 +103,7 @@ def test_findings_block_the_commit(repo, tmp_path):
     git(repo, "add", "a.py")
     proc, argv = run_hook(repo, tmp_path, exit_code=1)
     assert proc.returncode == 1
-    assert argv == ["check", "--", "a.py"]
+    assert argv == ["check", "--force-exclude", "--", "a.py"]
     assert "commit blocked" in proc.stderr and "dispatchguard fix" in proc.stderr
 
 
