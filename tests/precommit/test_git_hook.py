@@ -86,7 +86,7 @@ def test_passes_staged_python_files_including_spaces(repo, tmp_path):
     proc, argv = run_hook(repo, tmp_path, DISPATCHGUARD_ARGS="--baseline base.json")
     assert proc.returncode == 0, proc.stderr
     assert argv[:5] == ["check", "--force-exclude", "--baseline", "base.json", "--"]
-    assert sorted(argv[4:]) == ["pkg dir/my tool.py", "plain.py", "stub.pyi"]
+    assert sorted(argv[5:]) == ["pkg dir/my tool.py", "plain.py", "stub.pyi"]
 
 
 def test_deleted_files_are_not_passed(repo, tmp_path):
