@@ -140,3 +140,20 @@ def test_walk_is_deterministic_and_tolerates_unreadable_dirs(tmp_path: Path) -> 
         assert names(first, tmp_path) == expected
     finally:
         locked.chmod(0o755)
+
+
+def test_a_root_that_an_outer_repository_ignores_is_still_walked(repo: Path) -> None:
+    """A project downloaded into an ignored folder (benchmarks/.data/<tree>) keeps its files; its
+    own exclusions still apply inside it."""
+    inner = repo / "generated" / "vendored_project"
+    write(inner / "pyproject.toml", "[tool.dispatchguard]\n")
+    write(inner / "pkg" / "a.py")
+    write(inner / "pkg" / "__pycache__" / "a.py")
+    write(inner / ".gitignore", "scratch.py\n")
+    write(inner / "scratch.py")
+    config = load_config([inner])
+    assert config.root == inner
+    assert names(walk([inner], config, config.root), inner) == ["pkg/a.py"]
+    assert not is_excluded(inner / "pkg" / "a.py", config, config.root)
+    assert is_excluded(inner / "pkg" / "__pycache__" / "a.py", config, config.root)
+    assert is_excluded(inner / "scratch.py", config, config.root)

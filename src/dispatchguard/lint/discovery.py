@@ -8,9 +8,9 @@ in its directory or above it (up to the git work tree's top, or the project root
 ``GitIgnoreSpec``; an ignored directory is not entered.
 
 Paths given explicitly are checked even when excluded (as ruff does), unless ``force-exclude`` is
-set. Inside a directory given explicitly that is itself excluded, the rules apply as if that
-directory were the root (so ``dispatchguard check build/`` checks ``build/`` but still skips its
-``__pycache__``).
+set. Below a directory given explicitly, a rule excludes what it matches itself, not everything
+below a folder it matched (so ``dispatchguard check build/`` checks ``build/`` but still skips its
+``__pycache__``, and a project whose root an outer repository ignores is still checked).
 
 Notebooks (``.ipynb``) are never returned as Python files: :func:`scan` lists them apart so that
 the CLI can say they were not checked.
@@ -31,6 +31,8 @@ from dispatchguard.lint.config import LintConfig
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
 IGNORE_FILES = (".gitignore", ".ignore")
+# why a path is excluded: (where the rule lives, which rule set, the pattern's index), or None
+Reason = tuple[Path, str, int] | None
 
 
 @dataclass
@@ -67,16 +69,26 @@ def _display_path(path: Path, cwd: Path) -> str:
 
 
 class Ignores:
-    """The exclusion rules below one base directory (the project root, or an explicitly given
-    directory that is itself excluded). Ignore files are read once per directory."""
+    """The exclusion rules of one project: ``exclude`` and the ignore files from the git work tree's
+    top (or the root, outside git) down. Ignore files are read once per directory.
 
-    def __init__(self, exclude: Sequence[str], respect_gitignore: bool, base: Path, git_top: Path | None) -> None:
-        self.base = base
+    A path is excluded when a rule matches *it*, not merely because its folder matched: pathspec's
+    git semantics make every path below an ignored folder match too, so a path counts as excluded
+    only when the pattern that decides for it is not the one that decides for its folder. The walker
+    never enters an excluded folder, so this only matters below a folder it was told to walk (a root
+    inside a folder an outer repository ignores, an excluded folder named explicitly)."""
+
+    def __init__(self, exclude: Sequence[str], respect_gitignore: bool, root: Path) -> None:
+        self.root = root
         self.exclude = GitIgnoreSpec.from_lines(exclude)
         self.respect_gitignore = respect_gitignore
-        # ignore files are read from the git work tree's top down (or from the base, outside git)
-        self.top = git_top if git_top is not None and (base == git_top or git_top in base.parents) else base
+        self.top = _git_top(root) if respect_gitignore else None
+        if self.top is None:
+            self.top = root
+        self._top_prefix = os.path.join(str(self.top), "")
         self._specs: dict[Path, GitIgnoreSpec | None] = {}
+        self._chains: dict[Path, tuple[tuple[Path, str, GitIgnoreSpec], ...]] = {}
+        self._dirs: dict[Path, tuple[Reason, Reason]] = {}
 
     def _spec(self, directory: Path) -> GitIgnoreSpec | None:
         if directory in self._specs:
@@ -94,26 +106,63 @@ class Ignores:
         self._specs[directory] = spec
         return spec
 
-    def excluded(self, path: Path, is_dir: bool) -> bool:
-        """Whether ``path`` (absolute, normalised) is excluded; paths outside the base never are."""
-        rel = _relpath(path, self.base)
-        if rel == path.as_posix() or rel == ".":
-            return False
-        suffix = "/" if is_dir else ""
-        if self.exclude.match_file(rel + suffix):
-            return True
-        if not self.respect_gitignore:
-            return False
-        directory = path.parent
-        while True:  # the deepest ignore file with a matching pattern decides, as in git
+    def _chain(self, directory: Path) -> tuple[tuple[Path, str, GitIgnoreSpec], ...]:
+        """The ignore files that apply in ``directory``, deepest first: (folder, its path + "/", rules)."""
+        chain = self._chains.get(directory)
+        if chain is None:
             spec = self._spec(directory)
-            if spec is not None:
-                verdict = spec.check_file(_relpath(path, directory) + suffix).include
-                if verdict is not None:
-                    return verdict
-            if directory == self.top or directory == directory.parent:
+            own = ((directory, os.path.join(str(directory), ""), spec),) if spec is not None else ()
+            above = self._chain(directory.parent) if directory != self.top and directory != directory.parent else ()
+            chain = self._chains[directory] = own + above
+        return chain
+
+    def _matches(self, path: Path, is_dir: bool) -> tuple[Reason, Reason]:
+        """Why ``exclude`` and the ignore files exclude ``path`` (folder contents included): the
+        deciding pattern, or None."""
+        suffix = "/" if is_dir else ""
+        rel = _relpath(path, self.root)
+        if rel == path.as_posix():  # outside the root: only the name-based patterns can match
+            rel = rel.lstrip("/")
+        excluded: Reason = None
+        if rel not in ("", "."):
+            result = self.exclude.check_file(rel + suffix)
+            excluded = (self.root, "exclude", result.index) if result.include else None
+        ignored: Reason = None
+        if self.respect_gitignore and str(path).startswith(self._top_prefix):
+            text = str(path)
+            for directory, prefix, spec in self._chain(path.parent):  # the deepest file decides, as in git
+                result = spec.check_file(text[len(prefix) :] + suffix)
+                if result.include is not None:
+                    ignored = (directory, "ignore", result.index) if result.include else None
+                    break
+        return excluded, ignored
+
+    def _dir_matches(self, directory: Path) -> tuple[Reason, Reason]:
+        if directory not in self._dirs:
+            self._dirs[directory] = self._matches(directory, True)
+        return self._dirs[directory]
+
+    def excluded_in(self, path: Path, is_dir: bool) -> bool:
+        """Whether a rule matches ``path`` itself, rather than only a folder above it: the
+        deciding pattern differs from the one that decides for the folder."""
+        excluded, ignored = self._dir_matches(path) if is_dir else self._matches(path, False)
+        if excluded is None and ignored is None:
+            return False
+        parent_excluded, parent_ignored = self._dir_matches(path.parent)
+        return (excluded is not None and excluded != parent_excluded) or (
+            ignored is not None and ignored != parent_ignored
+        )
+
+    def excluded(self, path: Path, is_dir: bool) -> bool:
+        """Whether ``path`` or one of its folders below the root is excluded."""
+        if self.excluded_in(path, is_dir):
+            return True
+        for folder in path.parents:
+            if folder == self.root or folder == folder.parent or self.root not in folder.parents:
                 return False
-            directory = directory.parent
+            if self.excluded_in(folder, True):
+                return True
+        return False  # pragma: no cover - the loop always reaches the root or "/"
 
 
 def _git_top(directory: Path) -> Path | None:
@@ -124,13 +173,8 @@ def _git_top(directory: Path) -> Path | None:
 
 
 @lru_cache(maxsize=16)
-def _ignores(exclude: tuple[str, ...], respect_gitignore: bool, base: Path, inside_git: bool) -> Ignores:
-    return Ignores(exclude, respect_gitignore, base, _git_top(base) if inside_git else None)
-
-
-def _ignores_for(config: LintConfig, base: Path, *, as_root: bool = False) -> Ignores:
-    """The rules below ``base``; ``as_root``: ignore files above ``base`` do not count."""
-    return _ignores(tuple(config.exclude), config.respect_gitignore, base, config.respect_gitignore and not as_root)
+def _cached_ignores(exclude: tuple[str, ...], respect_gitignore: bool, root: Path) -> Ignores:
+    return Ignores(exclude, respect_gitignore, root)
 
 
 def _absolute(path: str | os.PathLike[str]) -> Path:
@@ -139,29 +183,29 @@ def _absolute(path: str | os.PathLike[str]) -> Path:
 
 def is_excluded(path: str | os.PathLike[str], config: LintConfig, root: Path) -> bool:
     """Whether ``exclude``/``extend-exclude`` or an ignore file excludes ``path`` (a file or a
-    directory, relative to the current directory or absolute) from the project under ``root``."""
+    directory, relative to the current directory or absolute), or one of its folders below
+    ``root``, from the project under ``root``."""
     absolute = _absolute(path)
-    return _ignores_for(config, _absolute(root)).excluded(absolute, absolute.is_dir())
+    # asked once per file by the flake8 plugin: the ignore files are read once per process
+    rules = _cached_ignores(tuple(config.exclude), config.respect_gitignore, _absolute(root))
+    return rules.excluded(absolute, absolute.is_dir())
 
 
 def scan(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> Scan:
     """The Python files and the notebooks under ``paths`` (see the module docstring for the rules).
     Files given explicitly count whatever their suffix, except notebooks."""
-    root = _absolute(root)
-    project = _ignores_for(config, root)
+    rules = Ignores(config.exclude, config.respect_gitignore, _absolute(root))  # ignore files as they are now
     files: set[Path] = set()
     notebooks: set[Path] = set()
     for raw in paths:
         path = _absolute(raw)
         is_dir = path.is_dir()
-        excluded = project.excluded(path, is_dir)
-        if excluded and config.force_exclude:
+        if config.force_exclude and rules.excluded(path, is_dir):
             continue
-        if not is_dir:
+        if is_dir:
+            _walk_dir(path, rules, files, notebooks)
+        else:
             (notebooks if path.suffix == NOTEBOOK_SUFFIX else files).add(path)
-            continue
-        rules = _ignores_for(config, path, as_root=True) if excluded else project
-        _walk_dir(path, rules, files, notebooks)
     return Scan(sorted(files), sorted(notebooks))
 
 
@@ -180,12 +224,12 @@ def _walk_dir(start: Path, rules: Ignores, files: set[Path], notebooks: set[Path
             except OSError:  # pragma: no cover - raced with a deletion
                 continue
             if is_dir:
-                if not rules.excluded(path, True):
+                if not rules.excluded_in(path, True):
                     pending.append(path)
             elif entry.name.endswith(PYTHON_SUFFIXES):
-                if not rules.excluded(path, False):
+                if not rules.excluded_in(path, False):
                     files.add(path)
-            elif entry.name.endswith(NOTEBOOK_SUFFIX) and not rules.excluded(path, False):
+            elif entry.name.endswith(NOTEBOOK_SUFFIX) and not rules.excluded_in(path, False):
                 notebooks.add(path)
 
 
