@@ -283,3 +283,31 @@ def test_notebooks_are_never_a_silent_pass(tmp_path):
     assert "All checks passed" not in named.stderr
     stats = run_cli("check", "--no-cache", "--statistics", "--output-format", "json", cwd=root)
     assert stats.returncode == 0 and json.loads(stats.stdout) == [] and stats.stderr.splitlines() == [note]
+
+
+def test_fix_says_which_notebooks_it_left_alone(tmp_path):
+    root = write_tree(tmp_path / "nb", {"pyproject.toml": "[tool.dispatchguard]\n", "ok.py": "x = 1\n"})
+    (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    done = run_cli("fix", "--no-cache", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0].startswith("dispatchguard: note: 1 notebook (.ipynb) not checked")
+    assert json.loads((root / "analysis.ipynb").read_text(encoding="utf-8")) == NOTEBOOK  # untouched
+
+
+def test_configuration_that_is_not_utf8_is_exit_2(project):
+    (project / "pyproject.toml").write_bytes(b"[tool.dispatchguard]\nstrict = false # caf\xe9\n")
+    done = run_cli("check", "--no-cache")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dispatchguard: error: {project / 'pyproject.toml'}: invalid TOML")
+
+
+def test_show_settings_with_an_explicit_config_file(project, tmp_path):
+    other = tmp_path / "elsewhere.toml"
+    other.write_text('[tool.dispatchguard]\nstrict = true\nper-file-ignores = { "a/*.py" = ["DG101"] }\n')
+    done = run_cli("check", "--show-settings", "--config", str(other))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == [f"# project root: {tmp_path} (--config)", f"# configuration file: {other}"]
+    assert f"strict = true  # {other}" in lines
+    assert f'per-file-ignores = {{ "a/*.py" = ["DG101"] }}  # {other}' in lines

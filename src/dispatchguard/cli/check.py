@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from dispatchguard.cli.common import (
@@ -18,6 +17,8 @@ from dispatchguard.cli.common import (
     code_list,
     effective_config,
     job_count,
+    plural,
+    report_notebooks,
     run_guarded,
 )
 from dispatchguard.cli.output.style import use_colour
@@ -142,7 +143,6 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
 
     from dispatchguard import lint
-    from dispatchguard.lint.discovery import scan
 
     config = effective_config(args)
     if args.show_settings:
@@ -152,14 +152,7 @@ def _run(args: argparse.Namespace) -> int:
         root = None if args.config else find_root(args.paths)
         sys.stdout.write(render_settings(config, root, args))
         return 0
-    notebooks = scan(args.paths, config, config.root).notebooks
-    if notebooks:
-        shown = ", ".join(_shown(p) for p in notebooks[:3]) + (", ..." if len(notebooks) > 3 else "")
-        print(
-            f"dispatchguard: note: {_plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
-            f"notebooks are not supported yet ({shown})",
-            file=sys.stderr,
-        )
+    notebooks = report_notebooks(args.paths, config)
     if args.fix or args.unsafe_fixes:
         _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
@@ -211,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
 
     reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
     if args.output_format == "text":
-        print(_summary(reported, len(findings) - reported, report.files_checked, len(notebooks)), file=sys.stderr)
+        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
     return 1 if reported and not args.exit_zero else 0
 
 
@@ -230,29 +223,18 @@ def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
     print(fix_summary(report, diff=False), file=sys.stderr)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' if count != 1 else ''}"
-
-
-def _shown(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def _summary(reported: int, hidden: int, files: int, notebooks: int = 0) -> str:
-    files_text = _plural(files, "file")
+    files_text = plural(files, "file")
     if reported == 0 and notebooks:  # never "passed" while something given was not looked at
         text = f"No findings in {files_text} checked."
     elif reported == 0:
         text = f"All checks passed ({files_text} checked)."
     else:
-        text = f"Found {_plural(reported, 'finding')} in {files_text}."
+        text = f"Found {plural(reported, 'finding')} in {files_text}."
     if hidden:
         text += f" {hidden} silenced by # noqa or the baseline."
     if notebooks:
-        text += f" {_plural(notebooks, 'notebook')} (.ipynb) not checked."
+        text += f" {plural(notebooks, 'notebook')} (.ipynb) not checked."
     return text
 
 

@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 _SELECTOR_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -61,6 +62,27 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         print_error(f"internal error ({detail}); please report it with the command you ran")
         return 2
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def report_notebooks(paths: list[str], config: Any) -> int:
+    """Say on stderr which notebooks under ``paths`` are not checked (never a silent pass); returns
+    how many."""
+    from dispatchguard.lint.discovery import scan
+
+    notebooks = scan(paths, config, config.root).notebooks
+    if notebooks:
+        cwd = Path.cwd()
+        shown = [p.relative_to(cwd).as_posix() if cwd in p.parents else p.as_posix() for p in notebooks[:3]]
+        print(
+            f"dispatchguard: note: {plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
+            f"notebooks are not supported yet ({', '.join(shown)}{', ...' if len(notebooks) > 3 else ''})",
+            file=sys.stderr,
+        )
+    return len(notebooks)
 
 
 def effective_config(args: argparse.Namespace) -> Any:
