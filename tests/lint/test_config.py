@@ -122,6 +122,8 @@ def test_fingerprint_is_stable_and_sensitive(tmp_path: Path) -> None:
     assert a.fingerprint() != dataclasses.replace(a, strict=True).fingerprint()
     assert a.fingerprint() != dataclasses.replace(a, root=tmp_path / "x").fingerprint()
     assert a.fingerprint() == dataclasses.replace(a, config_file=tmp_path / "c.toml").fingerprint()
+    assert a.fingerprint() == dataclasses.replace(a, force_exclude=True).fingerprint()
+    assert a.fingerprint() != dataclasses.replace(a, respect_gitignore=False).fingerprint()  # other files indexed
 
 
 @pytest.mark.parametrize(
