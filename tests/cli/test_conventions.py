@@ -4,6 +4,7 @@ ruff's JSON fields and notebooks that never pass unnoticed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -11,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from dispatchguard.lint import load_config
 
 from .conftest import run_cli, write_tree
 
@@ -224,7 +227,7 @@ def test_show_settings_says_where_each_value_comes_from(project):
     assert lines[0] == f"# project root: {project} ({file} has a [tool.dispatchguard] table)"
     assert 'select = ["DG1"]  # command line (--select)' in lines
     assert f'ignore = ["DG103"]  # {file}' in lines
-    assert "strict = false  # default" in lines
+    assert "strict = false  # default" in lines and "per-file-ignores = {}  # default" in lines
     assert any(
         line.startswith("exclude = [") and line.endswith(f'"gen"]  # default + {file} (extend-exclude)')
         for line in lines
@@ -311,3 +314,19 @@ def test_show_settings_with_an_explicit_config_file(project, tmp_path):
     assert lines[:2] == [f"# project root: {tmp_path} (--config)", f"# configuration file: {other}"]
     assert f"strict = true  # {other}" in lines
     assert f'per-file-ignores = {{ "a/*.py" = ["DG101"] }}  # {other}' in lines
+
+
+def test_show_settings_output_is_a_configuration_that_reproduces_itself(project, tmp_path):
+    (project / "pyproject.toml").write_text(
+        '[tool.dispatchguard]\nselect = ["ALL"]\nignore = ["DG103"]\ntool-bases = ["corp.Base"]\n'
+        'per-file-ignores = { "legacy/*.py" = ["DG1"] }\nextend-exclude = ["gen"]\n'
+        "[tool.dispatchguard.coverage]\nfail-under = 80\ninclude = ['app/*.py']\n",
+        encoding="utf-8",
+    )
+    done = run_cli("check", "--show-settings")
+    assert done.returncode == 0, done.stderr
+    shown = tmp_path / "shown.toml"
+    shown.write_text(done.stdout, encoding="utf-8")
+    original = load_config([project])
+    again = load_config([], config_file=shown)
+    assert dataclasses.replace(again, root=original.root, config_file=original.config_file) == original

@@ -44,9 +44,14 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
         return json.dumps(value)
-    if value and isinstance(value[0], tuple):  # per-file-ignores: ((glob, codes), ...)
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(list(v))}" for k, v in value) + " }"
     return "[" + ", ".join(json.dumps("ALL" if v == "" else v) for v in value) + "]"
+
+
+def toml_table(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """per-file-ignores, ``((glob, codes), ...)``, as an inline table."""
+    if not pairs:
+        return "{}"
+    return "{ " + ", ".join(f"{json.dumps(glob)} = {toml_value(codes)}" for glob, codes in pairs) + " }"
 
 
 def _given(table: dict[str, Any], key: str) -> bool:
@@ -77,7 +82,9 @@ def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) 
         "[tool.dispatchguard]",
     ]
     for key, field in KEYS.items():
-        lines.append(f"{key} = {toml_value(getattr(config, field))}  # {origin(key, table, file, args)}")
+        value = getattr(config, field)
+        text = toml_table(value) if key == "per-file-ignores" else toml_value(value)
+        lines.append(f"{key} = {text}  # {origin(key, table, file, args)}")
     coverage_table = table.get("coverage", {}) if isinstance(table.get("coverage"), dict) else {}
     lines.append("")
     lines.append("[tool.dispatchguard.coverage]")
