@@ -330,3 +330,36 @@ def test_show_settings_output_is_a_configuration_that_reproduces_itself(project,
     original = load_config([project])
     again = load_config([], config_file=shown)
     assert dataclasses.replace(again, root=original.root, config_file=original.config_file) == original
+
+
+def test_colours_on_a_real_terminal(project):
+    """stdout on a pseudo-terminal: coloured without FORCE_COLOR; NO_COLOR still wins."""
+    pty = pytest.importorskip("pty")
+
+    def on_terminal(**env: str) -> str:
+        leader, follower = pty.openpty()
+        environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+        environ.update(env)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "dispatchguard", "check", "--no-cache"],
+                cwd=project, env=environ, stdout=follower, stderr=subprocess.PIPE, timeout=120, check=False,
+            )  # fmt: skip
+            os.close(follower)
+            assert done.returncode == 1, done.stderr
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the terminal's other end is closed and drained
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks).decode()
+        finally:
+            os.close(leader)
+
+    assert "\x1b[1m\x1b[31mDG101\x1b[0m" in on_terminal(TERM="xterm")
+    plain = on_terminal(TERM="xterm", NO_COLOR="1")
+    assert "\x1b[" not in plain and "app/agent.py:6:12: DG101" in plain

@@ -89,6 +89,20 @@ def test_never_imported_file_counts_as_zero(project, monkeypatch, capsys):
     assert "0.00%" in out
 
 
+def test_files_on_disk_are_found_by_the_checkers_walker(project, monkeypatch, capsys, write):
+    """A never-imported file the project ignores (.gitignore, extend-exclude) is not gated."""
+    write(project / "src" / "app" / "generated" / "client.py", "def c():\n    return 1\n")
+    write(project / "src" / "app" / "vendored.py", "def v():\n    return 1\n")
+    write(project / ".gitignore", "generated/\n")
+    write(project / "pyproject.toml", '[tool.dispatchguard]\nextend-exclude = ["vendored.py"]\n')
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    monkeypatch.chdir(project)
+    code, out, _ = run(["--fail-under", "1", "--include", "src/app/**/*.py", "--no-branch"], capsys)
+    assert code == 0, out
+    assert "unused.py (never imported)" in out
+    assert "generated" not in out and "vendored" not in out
+
+
 def test_missing_data_file_is_an_error(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, err = run(["--fail-under", "90", "--include", MODELS, "--data-file", "nope.db"], capsys)
