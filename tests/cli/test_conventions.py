@@ -277,6 +277,8 @@ NOTEBOOK = {
 def test_notebooks_are_never_a_silent_pass(tmp_path):
     root = write_tree(tmp_path / "nb", {"pyproject.toml": "[tool.dispatchguard]\n", "ok.py": "x = 1\n"})
     (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    (root / ".ipynb_checkpoints").mkdir()  # Jupyter's copies are excluded by default
+    (root / ".ipynb_checkpoints" / "analysis-checkpoint.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     note = "dispatchguard: note: 1 notebook (.ipynb) not checked: notebooks are not supported yet (analysis.ipynb)"
     done = run_cli("check", "--no-cache", cwd=root)
     assert done.returncode == 0

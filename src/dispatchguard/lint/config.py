@@ -64,6 +64,7 @@ DEFAULT_EXCLUDE = (
     ".tox",
     ".nox",
     ".eggs",
+    ".ipynb_checkpoints",
     "*.egg-info",
     "__pycache__",
     "__pypackages__",
