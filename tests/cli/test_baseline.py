@@ -58,7 +58,10 @@ def test_written_file_is_versioned_sorted_and_counted(project):
 
 def test_suppressed_findings_are_not_recorded(project):
     found = findings_for(SOURCE)
-    quiet = Finding(*[getattr(found[0], f) for f in ("path", "line", "col", "code", "message", "end_line", "end_col")], suppressed=True)
+    quiet = Finding(
+        *[getattr(found[0], f) for f in ("path", "line", "col", "code", "message", "end_line", "end_col")],
+        suppressed=True,
+    )
     assert baseline.write("b.json", [quiet, found[1]]) == 1
 
 
@@ -92,7 +95,9 @@ def test_paths_are_relative_to_the_baseline_file(project):
     assert {e["path"] for e in data["findings"]} == {"../agent.py"}
     # Run from another directory: the finding paths differ, the keys do not.
     os.chdir(project / "ci")
-    found = [Finding("../agent.py", f.line, f.col, f.code, f.message, f.end_line, f.end_col) for f in findings_for(SOURCE)]
+    found = [
+        Finding("../agent.py", f.line, f.col, f.code, f.message, f.end_line, f.end_col) for f in findings_for(SOURCE)
+    ]
     assert len(baseline.match(found, "baseline.json", baseline.load("baseline.json"))) == 3
 
 
@@ -110,23 +115,34 @@ def test_unreadable_source_still_gets_a_key(project):
         ('{"version": 2, "findings": []}', "has version 2"),
         ('{"version": 1, "findings": {}}', '"findings" must be a list'),
         ('{"version": 1, "findings": [1]}', "finding 1 is not an object"),
-        ('{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m"}]}', "needs a string 'source_hash'"),
-        ('{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m", "source_hash": "x", "count": 0}]}', "invalid count 0"),
-        ('{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m", "source_hash": "x", "count": true}]}', "invalid count True"),
+        (
+            '{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m"}]}',
+            "needs a string 'source_hash'",
+        ),
+        (
+            '{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m", "source_hash": "x", '
+            '"count": 0}]}',
+            "invalid count 0",
+        ),
+        (
+            '{"version": 1, "findings": [{"path": "a", "code": "DG101", "message": "m", "source_hash": "x", '
+            '"count": true}]}',
+            "invalid count True",
+        ),
     ],
 )
 def test_broken_files_raise_a_clear_error(project, content, message):
     (project / "b.json").write_text(content)
-    with pytest.raises(baseline.BaselineError, match="baseline file b.json") as info:
+    with pytest.raises(baseline.BaselineError, match=r"baseline file b\.json") as info:
         baseline.load("b.json")
     assert message in str(info.value)
 
 
 def test_missing_and_undecodable_files(project):
-    with pytest.raises(baseline.BaselineError, match="not found .create it with --write-baseline nope.json"):
+    with pytest.raises(baseline.BaselineError, match=r"not found \(create it with --write-baseline nope\.json"):
         baseline.load("nope.json")
     (project / "bin.json").write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(baseline.BaselineError, match="cannot read baseline file bin.json"):
+    with pytest.raises(baseline.BaselineError, match=r"cannot read baseline file bin\.json"):
         baseline.load("bin.json")
 
 

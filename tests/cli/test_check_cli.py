@@ -17,7 +17,11 @@ from dispatchguard.cli.main import main
 
 from .conftest import run_cli, write_tree
 
-SCHEMA = json.loads(Path(os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(
+    Path(
+        os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
+    ).read_text(encoding="utf-8")
+)
 LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>DG\d{3}) (?P<message>.+)$")
 
 
@@ -142,7 +146,10 @@ def test_json_output(project):
     done = run_cli("check", "--no-cache", "--output-format", "json")
     assert done.returncode == 1
     items = json.loads(done.stdout)
-    assert [(Path(i["filename"]).relative_to(project).as_posix(), i["location"]["row"], i["location"]["column"], i["code"]) for i in items] == EXPECTED
+    assert [
+        (Path(i["filename"]).relative_to(project).as_posix(), i["location"]["row"], i["location"]["column"], i["code"])
+        for i in items
+    ] == EXPECTED
     for item in items:
         assert Path(item["filename"]).is_file()
         assert item["fix"] is None and item["url"].endswith(f"/docs/rules/{item['code']}.md")
@@ -267,7 +274,11 @@ def test_internal_error_is_one_line_exit_2(project, capsys, monkeypatch):
     assert main(["check", "--no-cache"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "dispatchguard: error: internal error (RuntimeError: index exploded); please report it with the command you ran\n"
+    assert (
+        err
+        == "dispatchguard: error: internal error (RuntimeError: index exploded); "
+        "please report it with the command you ran\n"
+    )
 
 
 def test_keyboard_interrupt_is_exit_2(project, capsys, monkeypatch):
@@ -377,7 +388,7 @@ def test_fix_then_report_what_is_left(project):
 
     done = run_cli("check", "--no-cache", "--unsafe-fixes")
     fixed = tools.read_text(encoding="utf-8")
-    assert "return ensure_json_str({\"query\": query})" in fixed
+    assert 'return ensure_json_str({"query": query})' in fixed
     assert "from dispatchguard import ensure_json_str" in fixed
     assert "DG103" not in done.stdout
     assert "Fixed" in done.stderr

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,13 +21,23 @@ from dispatchguard.cli.output import (
     rule_url,
     text,
 )
+from dispatchguard.cli.output.style import use_colour
 from dispatchguard.lint.findings import Finding
 
-SCHEMA = json.loads(Path(os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(
+    Path(
+        os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
+    ).read_text(encoding="utf-8")
+)
 
 RULES = {
     code: SimpleNamespace(CODE=code, NAME=name, MESSAGE=f"{name} message", SUMMARY=f"{name} summary")
-    for code, name in [("DG001", "syntax-error"), ("DG101", "direct-tool-call"), ("DG102", "tool-instantiated"), ("DG103", "tool-returns-non-json")]
+    for code, name in [
+        ("DG001", "syntax-error"),
+        ("DG101", "direct-tool-call"),
+        ("DG102", "tool-instantiated"),
+        ("DG103", "tool-returns-non-json"),
+    ]
 }
 
 
@@ -69,7 +82,8 @@ def test_json_has_ruffs_fields(findings, tmp_path):
     items = json.loads(render("json", findings, context(tmp_path)))
     assert len(items) == 2
     first = items[0]
-    assert set(first) == {"code", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"}
+    assert set(first) == {"code", "name", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"}
+    assert first["name"] == "direct-tool-call" and items[1]["name"] == "tool-instantiated"
     assert first["filename"] == str(tmp_path / "pkg" / "agent.py")
     assert Path(first["filename"]).is_absolute()
     assert first["location"] == {"row": 3, "column": 5}
@@ -77,6 +91,68 @@ def test_json_has_ruffs_fields(findings, tmp_path):
     assert first["fix"] is None
     assert first["url"] == rule_url("DG101") and first["url"].endswith("/docs/rules/DG101.md")
     assert first["noqa_row"] == 3
+
+
+@dataclass(frozen=True)
+class Edit:
+    content: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str
+    message: str | None
+    edits: tuple[Edit, ...]
+
+
+def test_json_fix_object_has_ruffs_shape(tmp_path):
+    fix = Fix(
+        "unsafe",
+        "Wrap the return value in `ensure_json_str(...)`",
+        (Edit("ensure_json_str(", 3, 12, 3, 12), Edit(")", 3, 20, 3, 20)),
+    )
+    fixed = dataclasses.replace(finding(code="DG103"), fix=fix)
+    (item,) = json.loads(render("json", [fixed], context(tmp_path)))
+    assert item["fix"] == {
+        "applicability": "unsafe",
+        "message": "Wrap the return value in `ensure_json_str(...)`",
+        "edits": [
+            {
+                "content": "ensure_json_str(",
+                "location": {"row": 3, "column": 12},
+                "end_location": {"row": 3, "column": 12},
+            },
+            {"content": ")", "location": {"row": 3, "column": 20}, "end_location": {"row": 3, "column": 20}},
+        ],
+    }
+
+
+def test_text_colours_path_and_code_when_asked(findings, tmp_path):
+    out = render("text", findings[:1], context(tmp_path, colour=True))
+    assert out == "\x1b[1mpkg/agent.py\x1b[0m:\x1b[36m3:5:\x1b[0m \x1b[1m\x1b[31mDG101\x1b[0m direct call of tool `t`\n"
+
+
+@pytest.mark.parametrize(
+    ("environ", "tty", "expected"),
+    [
+        ({}, False, False),
+        ({}, True, True),
+        ({"TERM": "dumb"}, True, False),
+        ({"NO_COLOR": "1"}, True, False),
+        ({"NO_COLOR": ""}, True, True),  # empty: not set
+        ({"FORCE_COLOR": "1"}, False, True),
+        ({"FORCE_COLOR": "1", "TERM": "dumb"}, False, True),
+        ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, True, False),
+    ],
+)
+def test_colour_conventions(environ, tty, expected):
+    stream = io.StringIO()
+    stream.isatty = lambda: tty  # type: ignore[method-assign]
+    assert use_colour(stream, environ) is expected
 
 
 def test_json_leaves_out_baselined(findings, tmp_path):
@@ -109,7 +185,9 @@ def test_github_skips_suppressed(findings, tmp_path):
 
 def sarif(findings, tmp_path, **kw):
     log = json.loads(render("sarif", findings, context(tmp_path, **kw)))
-    jsonschema.validate(log, SCHEMA, cls=jsonschema.validators.validator_for(SCHEMA), format_checker=jsonschema.FormatChecker())
+    jsonschema.validate(
+        log, SCHEMA, cls=jsonschema.validators.validator_for(SCHEMA), format_checker=jsonschema.FormatChecker()
+    )
     return log
 
 
@@ -149,7 +227,9 @@ def test_sarif_empty_run_and_odd_paths(tmp_path):
     assert sarif([], tmp_path)["runs"][0]["results"] == []
     odd = [finding(path="dir with space/ü%.py"), finding(path=str(tmp_path / "abs.py"), code="DG001")]
     results = sarif(odd, tmp_path)["runs"][0]["results"]
-    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/%C3%BC%25.py"
+    assert (
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/%C3%BC%25.py"
+    )
     assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": (tmp_path / "abs.py").as_uri()}
 
 

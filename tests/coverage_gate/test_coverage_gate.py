@@ -11,6 +11,7 @@ import pytest
 
 from dispatchguard import coverage_gate as gate
 from dispatchguard.cli import main as cli_main
+from dispatchguard.globs import glob_to_regex
 
 MODELS = "src/**/models.py"
 DISPATCHER = "src/**/tool_dispatcher.py"
@@ -88,6 +89,20 @@ def test_never_imported_file_counts_as_zero(project, monkeypatch, capsys):
     assert "0.00%" in out
 
 
+def test_files_on_disk_are_found_by_the_checkers_walker(project, monkeypatch, capsys, write):
+    """A never-imported file the project ignores (.gitignore, extend-exclude) is not gated."""
+    write(project / "src" / "app" / "generated" / "client.py", "def c():\n    return 1\n")
+    write(project / "src" / "app" / "vendored.py", "def v():\n    return 1\n")
+    write(project / ".gitignore", "generated/\n")
+    write(project / "pyproject.toml", '[tool.dispatchguard]\nextend-exclude = ["vendored.py"]\n')
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    monkeypatch.chdir(project)
+    code, out, _ = run(["--fail-under", "1", "--include", "src/app/**/*.py", "--no-branch"], capsys)
+    assert code == 0, out
+    assert "unused.py (never imported)" in out
+    assert "generated" not in out and "vendored" not in out
+
+
 def test_missing_data_file_is_an_error(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, err = run(["--fail-under", "90", "--include", MODELS, "--data-file", "nope.db"], capsys)
@@ -155,13 +170,13 @@ def test_pyproject_coverage_exclusions_are_honoured(project, cov_run, monkeypatc
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("fail-under = 'high'", "'fail-under' must be a number"),
-        ("fail-under = 120", "between 0 and 100"),
-        ("include = [1]", "'include' must be a list"),
-        ("data-file = 3", "'data-file' must be a string"),
-        ("per-file = 'yes'", "'per-file' must be true or false"),
-        ("threshold = 3", "unknown key 'threshold'"),
-        ("fail-under = [", "cannot read"),
+        ("fail-under = 'high'", "key 'fail-under': expected a number between 0 and 100, got 'high'"),
+        ("fail-under = 120", "key 'fail-under': expected a number between 0 and 100, got 120"),
+        ("include = [1]", "key 'include': expected a list of non-empty strings"),
+        ("data-file = 3", "key 'data-file': expected a file name, got 3"),
+        ("per-file = 'yes'", "key 'per-file': expected true or false, got 'yes'"),
+        ("threshold = 3", "key 'threshold': unknown key (known keys: branch, data-file"),
+        ("fail-under = [", "invalid TOML"),
     ],
 )
 def test_bad_configuration_is_a_clear_error(tmp_path, monkeypatch, capsys, write, toml, message):
@@ -245,7 +260,7 @@ def test_installed_command(project):
     ],
 )
 def test_glob_to_regex(pattern, path, matches):
-    assert bool(gate.glob_to_regex(pattern).match(path)) is matches
+    assert bool(glob_to_regex(pattern).match(path)) is matches
 
 
 def test_format_missing():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import ConfigError, LintConfig, load_config
-from dispatchguard.lint.config import DEFAULT_DISPATCHERS, DEFAULT_TOOL_BASES, glob_match
+from dispatchguard.lint.config import DEFAULT_DISPATCHERS, DEFAULT_TOOL_BASES, CoverageConfig, find_root, glob_match
 
 
 def write(path: Path, text: str) -> Path:
@@ -35,10 +35,35 @@ def test_without_table_root_is_nearest_project(tmp_path: Path) -> None:
     assert config == LintConfig(root=(tmp_path / "proj").resolve())
 
 
-def test_without_any_pyproject_root_is_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    config = load_config([])
-    assert config.root in (tmp_path.resolve(), Path.cwd().resolve()) or config.root.is_dir()
+def test_without_any_marker_root_is_the_checked_paths_parent(tmp_path: Path) -> None:
+    """Never the current directory by accident: the common parent of what is checked."""
+    target = write(tmp_path / "outer" / "inner" / "mod.py", "")
+    write(tmp_path / "outer" / "other.py", "")
+    info = find_root([target])
+    assert (info.root, info.kind, info.config_file) == ((tmp_path / "outer" / "inner").resolve(), "parent", None)
+    both = find_root([target, tmp_path / "outer" / "other.py"])
+    assert both.root == (tmp_path / "outer").resolve()
+
+
+@pytest.mark.parametrize("marker", [".git", "setup.py", "setup.cfg", "pyproject.toml"])
+def test_without_table_root_is_nearest_marker(tmp_path: Path, marker: str) -> None:
+    if marker == ".git":
+        (tmp_path / "repo" / ".git").mkdir(parents=True)
+    else:
+        write(tmp_path / "repo" / marker, "")
+    write(tmp_path / "pyproject.toml", "[project]\nname = 'far'\n")  # a farther marker loses
+    target = write(tmp_path / "repo" / "pkg" / "deep" / "mod.py", "")
+    info = find_root([target])
+    assert (info.root, info.kind) == ((tmp_path / "repo").resolve(), "marker")
+    assert marker in info.reason
+    assert load_config([target]).root == (tmp_path / "repo").resolve()
+
+
+def test_a_table_above_a_marker_wins(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.dispatchguard]\n")
+    (tmp_path / "sub" / ".git").mkdir(parents=True)
+    info = find_root([write(tmp_path / "sub" / "a.py", "")])
+    assert (info.root, info.kind) == (tmp_path.resolve(), "config")
 
 
 def test_all_keys_and_additive_defaults(tmp_path: Path) -> None:
@@ -97,6 +122,8 @@ def test_fingerprint_is_stable_and_sensitive(tmp_path: Path) -> None:
     assert a.fingerprint() != dataclasses.replace(a, strict=True).fingerprint()
     assert a.fingerprint() != dataclasses.replace(a, root=tmp_path / "x").fingerprint()
     assert a.fingerprint() == dataclasses.replace(a, config_file=tmp_path / "c.toml").fingerprint()
+    assert a.fingerprint() == dataclasses.replace(a, force_exclude=True).fingerprint()
+    assert a.fingerprint() != dataclasses.replace(a, respect_gitignore=False).fingerprint()  # other files indexed
 
 
 @pytest.mark.parametrize(
@@ -110,6 +137,18 @@ def test_fingerprint_is_stable_and_sensitive(tmp_path: Path) -> None:
         ("per-file-ignores = ['x']", "per-file-ignores"),
         ("per-file-ignores = { 'a.py' = [1] }", "per-file-ignores"),
         ("ignore = ['dg1x']", "ignore"),
+        ("select = ['E501']", "select"),
+        ("extend-select = ['DG9']", "extend-select"),
+        ("ignore = ['F']", "ignore"),
+        ("per-file-ignores = { 'a.py' = ['DG101', 'E501'] }", "per-file-ignores"),
+        ("force-exclude = 1", "force-exclude"),
+        ("respect-gitignore = 'no'", "respect-gitignore"),
+        ("coverage = 3", "coverage"),
+        ("[tool.dispatchguard.coverage]\nthreshold = 90", "threshold"),
+        ("[tool.dispatchguard.coverage]\nfail-under = 'high'", "fail-under"),
+        ("[tool.dispatchguard.coverage]\nfail-under = nan", "fail-under"),
+        ("[tool.dispatchguard.coverage]\ndata-file = ''", "data-file"),
+        ("[tool.dispatchguard.coverage]\nbranch = 1", "branch"),
     ],
 )
 def test_broken_config_names_file_and_key(tmp_path: Path, body: str, key: str) -> None:
@@ -118,6 +157,44 @@ def test_broken_config_names_file_and_key(tmp_path: Path, body: str, key: str) -
         load_config([tmp_path])
     assert str(file.resolve()) in str(info.value)
     assert key in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("select = ['E501']", "unknown rule code or prefix 'E501' (known: DG001, DG101"),
+        ("per-file-ignores = { 'a.py' = 'DG101, DG999' }", "(pattern 'a.py'): unknown rule code or prefix 'DG999'"),
+        ("ignore = ['dg1x']", "'DG1X' is not a rule code or prefix"),
+    ],
+)
+def test_unknown_codes_are_errors(tmp_path: Path, body: str, message: str) -> None:
+    write(tmp_path / "pyproject.toml", f"[tool.dispatchguard]\n{body}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config([tmp_path])
+    assert message in str(info.value)
+
+
+def test_coverage_subtable_is_read_with_the_rest(tmp_path: Path) -> None:
+    """The table docs/coverage-gate.md documents is part of the configuration, not an unknown key."""
+    write(
+        tmp_path / "pyproject.toml",
+        "[tool.dispatchguard]\nstrict = true\n[tool.dispatchguard.coverage]\n"
+        "fail-under = 90\ninclude = 'src/*.py'\ndata_file = 'cov/.coverage'\nper-file = true\nbranch = false\n",
+    )
+    config = load_config([tmp_path])
+    assert config.strict is True
+    assert config.coverage == CoverageConfig(
+        fail_under=90.0, include=("src/*.py",), data_file="cov/.coverage", per_file=True, branch=False
+    )
+    # the gate's settings never change findings: they are not part of the cache key
+    assert config.fingerprint() == dataclasses.replace(config, coverage=CoverageConfig()).fingerprint()
+
+
+def test_ignore_file_switches(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.dispatchguard]\nforce-exclude = true\nrespect_gitignore = false\n")
+    config = load_config([tmp_path])
+    assert config.force_exclude is True and config.respect_gitignore is False
+    assert LintConfig().force_exclude is False and LintConfig().respect_gitignore is True
 
 
 def test_invalid_toml_and_missing_file(tmp_path: Path) -> None:

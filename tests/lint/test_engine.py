@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import RULES, CheckReport, Finding, LintConfig, check_paths, load_config
-from dispatchguard.lint.discovery import discover
+from dispatchguard.lint.discovery import walk
 from dispatchguard.lint.source import check_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,8 +96,11 @@ def test_exclude_and_explicit_files(tmp_path: Path) -> None:
     assert report.findings == [] and report.files_checked == 1
     report = check_paths([tmp_path / "script"], config, use_cache=False)
     assert [f.code for f in report.findings] == ["DG101"]
-    assert check_paths([tmp_path / "build" / "gen.py"], config, use_cache=False).files_checked == 0
-    assert [p.name for p in discover([tmp_path], config, tmp_path)] == ["ok.py"]
+    # a file named explicitly is checked even when excluded, as ruff does, unless force-exclude
+    assert check_paths([tmp_path / "build" / "gen.py"], config, use_cache=False).files_checked == 1
+    forced = dataclasses.replace(config, force_exclude=True)
+    assert check_paths([tmp_path / "build" / "gen.py"], forced, use_cache=False).files_checked == 0
+    assert [p.name for p in walk([tmp_path], config, tmp_path)] == ["ok.py"]
 
 
 def test_strict_mode_flags_unknown_returns() -> None:

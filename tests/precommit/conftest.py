@@ -54,7 +54,9 @@ def hook_repo(tmp_path_factory) -> Path:
     repo = tmp_path_factory.mktemp("hook-repo")
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
     ).stdout.split(b"\0")
     for raw in listed:
         if not raw:

@@ -21,7 +21,9 @@ with open(os.environ["RECORD_TO"], "w") as fh:
 sys.exit(int(os.environ.get("RECORD_EXIT", "0")))
 """
 
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("git") is None, reason="needs bash and git")
+pytestmark = pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("git") is None, reason="needs bash and git"
+)
 
 
 def git(repo: Path, *args: str) -> None:
@@ -53,7 +55,14 @@ def run_hook(repo: Path, tmp_path: Path, exit_code: int = 0, **env: str):
         "RECORD_EXIT": str(exit_code),
         **env,
     }
-    proc = subprocess.run(["bash", str(repo / ".git" / "hooks" / "pre-commit")], cwd=repo, env=environ, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["bash", str(repo / ".git" / "hooks" / "pre-commit")],
+        cwd=repo,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     argv = json.loads(record.read_text()) if record.exists() else None
     return proc, argv
 
@@ -76,8 +85,8 @@ def test_passes_staged_python_files_including_spaces(repo, tmp_path):
     git(repo, "add", "pkg dir/my tool.py", "plain.py", "stub.pyi", "notes.txt")
     proc, argv = run_hook(repo, tmp_path, DISPATCHGUARD_ARGS="--baseline base.json")
     assert proc.returncode == 0, proc.stderr
-    assert argv[:4] == ["check", "--baseline", "base.json", "--"]
-    assert sorted(argv[4:]) == ["pkg dir/my tool.py", "plain.py", "stub.pyi"]
+    assert argv[:5] == ["check", "--force-exclude", "--baseline", "base.json", "--"]
+    assert sorted(argv[5:]) == ["pkg dir/my tool.py", "plain.py", "stub.pyi"]
 
 
 def test_deleted_files_are_not_passed(repo, tmp_path):
@@ -94,7 +103,7 @@ def test_findings_block_the_commit(repo, tmp_path):
     git(repo, "add", "a.py")
     proc, argv = run_hook(repo, tmp_path, exit_code=1)
     assert proc.returncode == 1
-    assert argv == ["check", "--", "a.py"]
+    assert argv == ["check", "--force-exclude", "--", "a.py"]
     assert "commit blocked" in proc.stderr and "dispatchguard fix" in proc.stderr
 
 
@@ -119,15 +128,25 @@ def test_real_dispatchguard_on_a_file_with_spaces(repo, tmp_path):
     environ = {**os.environ, "DISPATCHGUARD": f"{exe}", "DISPATCHGUARD_ARGS": "--no-cache"}
     proc = subprocess.run(
         ["bash", str(repo / ".git" / "hooks" / "pre-commit")],
-        cwd=repo, env=environ, capture_output=True, text=True, check=False,
+        cwd=repo,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "my tools/kpi tool.py:8:16: DG103" in proc.stdout
     # fixed: the hook passes
-    (tools / "kpi tool.py").write_text((tools / "kpi tool.py").read_text().replace("return {'a': 1}", "return '{\"a\": 1}'"))
+    (tools / "kpi tool.py").write_text(
+        (tools / "kpi tool.py").read_text().replace("return {'a': 1}", "return '{\"a\": 1}'")
+    )
     git(repo, "add", "-A")
     proc = subprocess.run(
         ["bash", str(repo / ".git" / "hooks" / "pre-commit")],
-        cwd=repo, env=environ, capture_output=True, text=True, check=False,
+        cwd=repo,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

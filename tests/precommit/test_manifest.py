@@ -20,7 +20,9 @@ def hooks() -> list[dict]:
 
 
 def test_manifest_is_valid_for_pre_commit():
-    proc = subprocess.run([*PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*PRE_COMMIT, "validate-manifest", str(MANIFEST)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -37,11 +39,12 @@ def test_hook_definitions():
     assert {"dispatchguard", "dispatchguard-fix", "dispatchguard-coverage"} <= set(by_id)
     for hook in by_id.values():
         assert hook["language"] == "python"
-        assert hook["types"] == ["python"]
+        assert hook["types_or"] == ["python", "pyi"] and "types" not in hook  # stubs too
         assert hook["require_serial"] is True
         assert hook["entry"].split()[0] == "dispatchguard"
-    assert by_id["dispatchguard"]["entry"] == "dispatchguard check"
-    assert by_id["dispatchguard-fix"]["entry"] == "dispatchguard fix"
+    # pre-commit names every staged file: exclude and .gitignore must still apply
+    assert by_id["dispatchguard"]["entry"] == "dispatchguard check --force-exclude"
+    assert by_id["dispatchguard-fix"]["entry"] == "dispatchguard fix --force-exclude"
     assert by_id["dispatchguard-fix"]["args"] == ["--unsafe-fixes"]  # every fix is unsafe; changes are reviewed
     coverage = by_id["dispatchguard-coverage"]
     assert coverage["entry"] == "dispatchguard coverage"

@@ -21,6 +21,7 @@ def clean_env() -> dict[str, str]:
 
     return {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_")) and k != "PYTHONPATH"}
 
+
 pytestmark = pytest.mark.slow
 
 
@@ -46,9 +47,7 @@ def test_check_hook_on_one_staged_file_uses_the_whole_project(hook_repo, example
     """Only planner.py is passed; its tools are defined (and derive from the project's base
     class) in files that are not passed."""
     violating = example_repo("violating")
-    proc = pre_commit(
-        violating, "try-repo", str(hook_repo), "dispatchguard", "--files", "newsroom/agents/planner.py"
-    )
+    proc = pre_commit(violating, "try-repo", str(hook_repo), "dispatchguard", "--files", "newsroom/agents/planner.py")
     assert proc.returncode == 1, output(proc)
     text = output(proc)
     assert "newsroom/agents/planner.py" in text and "DG101" in text
@@ -61,7 +60,7 @@ def test_fix_hook_rewrites_then_passes(hook_repo, example_repo, pre_commit):
     metrics = repo / "newsroom" / "tools" / "metrics.py"
     text = metrics.read_text()
     broken = text.replace("return metric.model_dump_json()", "return metric.model_dump()").replace(
-        "return ensure_json_str(kpi)", "return {\"kpi\": kpi.name, \"status\": kpi.status}  # the summary"
+        "return ensure_json_str(kpi)", 'return {"kpi": kpi.name, "status": kpi.status}  # the summary'
     )
     assert broken != text
     metrics.write_text(broken)
@@ -91,13 +90,18 @@ def test_coverage_hook_on_pre_push(hook_repo, tmp_path, pre_commit):
     (repo / "src" / "app" / "tool_dispatcher.py").write_text(
         "def dispatch(name):\n    if name == 'a':\n        return 'A'\n    return 'other'\n"
     )
-    (repo / "run.py").write_text("import sys\nsys.path.insert(0, 'src')\nfrom app import tool_dispatcher\ntool_dispatcher.dispatch('a')\n")
+    (repo / "run.py").write_text(
+        "import sys\nsys.path.insert(0, 'src')\nfrom app import tool_dispatcher\ntool_dispatcher.dispatch('a')\n"
+    )
     (repo / "pyproject.toml").write_text(
         "[tool.dispatchguard.coverage]\nfail-under = 90\ninclude = ['src/**/tool_dispatcher.py']\n"
     )
     subprocess.run(
         [sys.executable, "-m", "coverage", "run", "--branch", "run.py"],
-        cwd=repo, env=clean_env(), check=True, capture_output=True,
+        cwd=repo,
+        env=clean_env(),
+        check=True,
+        capture_output=True,
     )
     git(repo, "init", "-q")
     git(repo, "add", "pyproject.toml", "src", "run.py")
@@ -111,4 +115,36 @@ def test_coverage_hook_on_pre_push(hook_repo, tmp_path, pre_commit):
         "[tool.dispatchguard.coverage]\nfail-under = 60\ninclude = ['src/**/tool_dispatcher.py']\n"
     )
     proc = pre_commit(repo, *args)
+    assert proc.returncode == 0, output(proc)
+
+
+def test_check_hook_sees_stubs_and_honours_exclude(hook_repo, tmp_path, pre_commit):
+    """`types_or: [python, pyi]`: a staged .pyi stub is checked; --force-exclude: a staged file in
+    `extend-exclude` or .gitignore'd (added with -f) is not reported although pre-commit names it."""
+    repo = tmp_path / "stubs"
+    files = {
+        "pyproject.toml": '[tool.dispatchguard]\nextend-exclude = ["generated"]\n',
+        ".gitignore": "scratch/\n",
+        "app/__init__.py": "",
+        "app/tools.py": "from crewai.tools import BaseTool\n\n\nclass Search(BaseTool):\n    name: str = 'search'\n",
+        "app/agent.pyi": "from app.tools import Search\n\nSearch().run('x')\n",
+        "generated/client.py": "from app.tools import Search\n\nSearch().run('x')\n",
+        "scratch/try.py": "from app.tools import Search\n\nSearch().run('x')\n",
+    }
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "add", "-f", "scratch/try.py")
+
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    text = output(proc)
+    assert "app/agent.pyi:3:1: DG101" in text and "app/agent.pyi:3:1: DG102" in text
+    assert "generated/client.py" not in text and "scratch/try.py" not in text
+
+    (repo / "app" / "agent.pyi").write_text("from app.tools import Search\n\nsearch: Search\n")
+    git(repo, "add", "-A")
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
     assert proc.returncode == 0, output(proc)

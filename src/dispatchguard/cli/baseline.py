@@ -108,19 +108,21 @@ def load(path: str | os.PathLike[str]) -> Counter[Key]:
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"cannot read baseline file {path}: {exc}") from None
     if not isinstance(data, dict) or "version" not in data:
-        raise BaselineError(f"baseline file {path} is not a dispatchguard baseline (no \"version\" key)")
+        raise BaselineError(f'baseline file {path} is not a dispatchguard baseline (no "version" key)')
     if data["version"] != VERSION:
-        raise BaselineError(f"baseline file {path} has version {data['version']!r}; this dispatchguard reads version {VERSION}")
+        raise BaselineError(
+            f"baseline file {path} has version {data['version']!r}; this dispatchguard reads version {VERSION}"
+        )
     entries = data.get("findings")
     if not isinstance(entries, list):
-        raise BaselineError(f"baseline file {path}: \"findings\" must be a list")
+        raise BaselineError(f'baseline file {path}: "findings" must be a list')
     counts: Counter[Key] = Counter()
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict):
             raise BaselineError(f"baseline file {path}: finding {number} is not an object")
         values = [entry.get(name) for name in _FIELDS]
         count = entry.get("count", 1)
-        bad = [name for name, value in zip(_FIELDS, values) if not isinstance(value, str)]
+        bad = [name for name, value in zip(_FIELDS, values, strict=True) if not isinstance(value, str)]
         if bad:
             raise BaselineError(f"baseline file {path}: finding {number} needs a string {bad[0]!r}")
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:

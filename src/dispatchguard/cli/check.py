@@ -17,8 +17,11 @@ from dispatchguard.cli.common import (
     code_list,
     effective_config,
     job_count,
+    plural,
+    report_notebooks,
     run_guarded,
 )
+from dispatchguard.cli.output.style import use_colour
 
 # Only the standard library at import time: the router imports every subcommand module to build
 # its parser, and `dispatchguard check` must never load libcst or pydantic.
@@ -26,26 +29,88 @@ from dispatchguard.cli.common import (
 HELP = "check files for DG rule violations"
 
 OUTPUT_FORMATS = ("text", "json", "github", "sarif")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)")
-    parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml")
+    parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
+    )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply exclude and ignore files to paths given explicitly too (for pre-commit)",
+    )
+    parser.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the effective configuration, with where each value comes from, and exit",
+    )
     rules = parser.add_argument_group("rule selection")
-    rules.add_argument("--select", type=code_list, metavar="CODES", help="comma-separated codes or prefixes to enable, replacing the configured selection")
-    rules.add_argument("--extend-select", type=code_list, metavar="CODES", help="codes or prefixes to enable in addition to the selection")
-    rules.add_argument("--ignore", type=code_list, metavar="CODES", help="codes or prefixes to disable, in addition to the configured ones")
-    rules.add_argument("--strict", action="store_true", default=None, help="DG103: also flag returned values of unknown origin")
+    rules.add_argument(
+        "--select",
+        type=code_list,
+        metavar="CODES",
+        help="comma-separated codes or prefixes to enable, replacing the configured selection",
+    )
+    rules.add_argument(
+        "--extend-select",
+        type=code_list,
+        metavar="CODES",
+        help="codes or prefixes to enable in addition to the selection",
+    )
+    rules.add_argument(
+        "--ignore",
+        type=code_list,
+        metavar="CODES",
+        help="codes or prefixes to disable, in addition to the configured ones",
+    )
+    rules.add_argument(
+        "--strict", action="store_true", default=None, help="DG103: also flag returned values of unknown origin"
+    )
     out = parser.add_argument_group("output")
-    out.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="text (default), json (ruff's fields), github (Actions annotations) or sarif (2.1.0)")
-    out.add_argument("--statistics", action="store_true", help="show the number of findings per code instead of the findings")
-    out.add_argument("--show-suppressed", action="store_true", help="text output: also list findings silenced by # noqa or the baseline, marked as such")
+    out.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="text (default), json (ruff's fields), github (Actions annotations) or sarif (2.1.0)",
+    )
+    out.add_argument(
+        "--statistics", action="store_true", help="show the number of findings per code instead of the findings"
+    )
+    out.add_argument(
+        "--show-suppressed",
+        action="store_true",
+        help="text output: also list findings silenced by # noqa or the baseline, marked as such",
+    )
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     run = parser.add_argument_group("execution")
-    run.add_argument("-j", "--jobs", type=job_count, default=None, metavar="N", help="parallel worker processes (default: all cores; 1 runs in this process)")
+    run.add_argument(
+        "-j",
+        "--jobs",
+        type=job_count,
+        default=None,
+        metavar="N",
+        help="parallel worker processes (default: all cores; 1 runs in this process)",
+    )
     run.add_argument("--no-cache", action="store_true", help="do not read or write the per-file result cache")
-    run.add_argument("--cache-dir", metavar="DIR", help="where the result cache lives (default: .dispatchguard_cache in the project root)")
+    run.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where the result cache lives (default: .dispatchguard_cache in the project root)",
+    )
     fixes = parser.add_argument_group("fixes")
-    fixes.add_argument("--fix", action="store_true", help="apply the safe automatic fixes first, then report what is left")
-    fixes.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that may change runtime behaviour (implies --fix)")
+    fixes.add_argument(
+        "--fix", action="store_true", help="apply the safe automatic fixes first, then report what is left"
+    )
+    fixes.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix, also apply fixes that may change runtime behaviour (implies --fix)",
+    )
     base = parser.add_argument_group("baseline").add_mutually_exclusive_group()
     base.add_argument("--baseline", metavar="FILE", help="report only findings that are not recorded in FILE")
     base.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
@@ -80,6 +145,14 @@ def _run(args: argparse.Namespace) -> int:
     from dispatchguard import lint
 
     config = effective_config(args)
+    if args.show_settings:
+        from dispatchguard.cli.show_settings import render as render_settings
+        from dispatchguard.lint.config import find_root
+
+        root = None if args.config else find_root(args.paths)
+        sys.stdout.write(render_settings(config, root, args))
+        return 0
+    notebooks = report_notebooks(args.paths, config)
     if args.fix or args.unsafe_fixes:
         _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
@@ -117,6 +190,7 @@ def _run(args: argparse.Namespace) -> int:
         baselined=baselined,
         show_suppressed=args.show_suppressed,
         version=__version__,
+        colour=args.output_format == "text" and use_colour(sys.stdout),
     )
     if args.statistics:
         from dispatchguard.cli.output import json_format, text
@@ -130,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
 
     reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
     if args.output_format == "text":
-        print(_summary(reported, len(findings) - reported, report.files_checked), file=sys.stderr)
+        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
     return 1 if reported and not args.exit_zero else 0
 
 
@@ -149,14 +223,18 @@ def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
     print(fix_summary(report, diff=False), file=sys.stderr)
 
 
-def _summary(reported: int, hidden: int, files: int) -> str:
-    files_text = f"{files} file{'s' if files != 1 else ''}"
-    if reported == 0:
+def _summary(reported: int, hidden: int, files: int, notebooks: int = 0) -> str:
+    files_text = plural(files, "file")
+    if reported == 0 and notebooks:  # never "passed" while something given was not looked at
+        text = f"No findings in {files_text} checked."
+    elif reported == 0:
         text = f"All checks passed ({files_text} checked)."
     else:
-        text = f"Found {reported} finding{'s' if reported != 1 else ''} in {files_text}."
+        text = f"Found {plural(reported, 'finding')} in {files_text}."
     if hidden:
         text += f" {hidden} silenced by # noqa or the baseline."
+    if notebooks:
+        text += f" {plural(notebooks, 'notebook')} (.ipynb) not checked."
     return text
 
 

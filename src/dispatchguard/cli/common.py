@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 _SELECTOR_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -25,7 +26,9 @@ def code_list(value: str) -> list[str]:
     codes = [part.strip().upper() for part in value.split(",") if part.strip()]
     for code in codes:
         if not (code[:1].isalpha() and set(code) <= _SELECTOR_CHARS):
-            raise argparse.ArgumentTypeError(f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)")
+            raise argparse.ArgumentTypeError(
+                f"invalid rule selector {code!r} (expected a code or prefix such as DG101 or DG1, or ALL)"
+            )
     return codes
 
 
@@ -55,16 +58,38 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
     except KeyboardInterrupt:
         print_error("interrupted")
         return 2
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a one-line exit 2
+    except Exception as exc:
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         print_error(f"internal error ({detail}); please report it with the command you ran")
         return 2
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def report_notebooks(paths: list[str], config: Any) -> int:
+    """Say on stderr which notebooks under ``paths`` are not checked (never a silent pass); returns
+    how many."""
+    from dispatchguard.lint.discovery import scan
+
+    notebooks = scan(paths, config, config.root).notebooks
+    if notebooks:
+        cwd = Path.cwd()
+        shown = [p.relative_to(cwd).as_posix() if cwd in p.parents else p.as_posix() for p in notebooks[:3]]
+        print(
+            f"dispatchguard: note: {plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
+            f"notebooks are not supported yet ({', '.join(shown)}{', ...' if len(notebooks) > 3 else ''})",
+            file=sys.stderr,
+        )
+    return len(notebooks)
+
+
 def effective_config(args: argparse.Namespace) -> Any:
     """The configuration for `args.paths` (or `--config`), with `--select` replacing the configured
-    selection and `--extend-select`/`--ignore` adding to theirs; `--strict` switches strict on.
-    Options a subcommand does not offer are simply absent from `args`."""
+        selection and `--extend-select`/`--ignore` adding to theirs; `--strict` and `--force-exclude` switch
+    those settings on.
+        Options a subcommand does not offer are simply absent from `args`."""
     from dispatchguard import lint
 
     try:
@@ -82,7 +107,9 @@ def effective_config(args: argparse.Namespace) -> Any:
         for code in codes:
             if not any(known.startswith(code) for known in lint.RULES):
                 flag = "--" + option.replace("_", "-")
-                raise UsageError(f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})")
+                raise UsageError(
+                    f"{flag}: unknown rule code or prefix {code!r} (known: {', '.join(sorted(lint.RULES))})"
+                )
         given[option] = codes
     changes: dict[str, Any] = {}
     if "select" in given:
@@ -93,4 +120,6 @@ def effective_config(args: argparse.Namespace) -> Any:
             changes[option] = tuple(dict.fromkeys((*changes.get(option, getattr(config, option)), *given[option])))
     if getattr(args, "strict", None):
         changes["strict"] = True
+    if getattr(args, "force_exclude", None):
+        changes["force_exclude"] = True
     return dataclasses.replace(config, **changes) if changes else config

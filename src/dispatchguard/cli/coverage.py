@@ -35,9 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="count branches (the data must have been recorded with branch coverage)",
     )
-    branch.add_argument(
-        "--no-branch", dest="branch", action="store_const", const=False, help="count lines only"
-    )
+    branch.add_argument("--no-branch", dest="branch", action="store_const", const=False, help="count lines only")
     parser.add_argument(
         "--per-file",
         dest="per_file",

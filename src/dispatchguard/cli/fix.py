@@ -19,6 +19,7 @@ from dispatchguard.cli.common import (
     code_list,
     effective_config,
     job_count,
+    report_notebooks,
     run_guarded,
 )
 
@@ -26,15 +27,37 @@ from dispatchguard.cli.common import (
 
 HELP = "apply the automatic fixes (DG101, DG103) with libcst"
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to fix (default: .)")
-    parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change runtime behaviour")
+    parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="files or directories to fix (default: .)"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
+    )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply exclude and ignore files to paths given explicitly too (for pre-commit)",
+    )
+    parser.add_argument(
+        "--unsafe-fixes", action="store_true", help="also apply fixes that may change runtime behaviour"
+    )
     parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes and write nothing")
-    parser.add_argument("--select", type=code_list, metavar="CODES", help="fix and report only these codes or prefixes (ALL: every rule)")
-    parser.add_argument("--ignore", type=code_list, metavar="CODES", help="neither fix nor report these codes or prefixes")
+    parser.add_argument(
+        "--select",
+        type=code_list,
+        metavar="CODES",
+        help="fix and report only these codes or prefixes (ALL: every rule)",
+    )
+    parser.add_argument(
+        "--ignore", type=code_list, metavar="CODES", help="neither fix nor report these codes or prefixes"
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the remaining findings")
-    parser.add_argument("-j", "--jobs", type=job_count, default=None, metavar="N", help="parallel workers for the check passes")
+    parser.add_argument(
+        "-j", "--jobs", type=job_count, default=None, metavar="N", help="parallel workers for the check passes"
+    )
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
@@ -47,6 +70,7 @@ def _run(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise UsageError(f"{path}: no such file or directory")
     config = effective_config(args)
+    report_notebooks(args.paths, config)
 
     from dispatchguard.fix import apply_fixes
 

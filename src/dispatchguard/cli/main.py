@@ -14,6 +14,7 @@ from collections.abc import Sequence
 SUBCOMMANDS = {
     "check": "dispatchguard.cli.check",
     "fix": "dispatchguard.cli.fix",
+    "rule": "dispatchguard.cli.rule",
     "coverage": "dispatchguard.cli.coverage",
     "serve": "dispatchguard.cli.serve",
 }

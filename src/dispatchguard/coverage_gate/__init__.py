@@ -21,8 +21,9 @@ module nobody imports is exactly what the gate is for.
 Exit codes: 0 at or above the threshold, 1 below, 2 on errors (no data file, nothing matched,
 bad configuration). The package imports ``coverage`` only when the gate runs.
 
-The gate is split by concern: :mod:`.settings` (options and ``pyproject.toml`` defaults),
-:mod:`.globs` (pattern translation), :mod:`.matching` (selecting files), :mod:`.measure`
+The gate is split by concern: :mod:`.settings` (options over the ``[tool.dispatchguard.coverage]``
+defaults that :mod:`dispatchguard.lint.config` reads), :mod:`.matching` (selecting files with the
+patterns of :mod:`dispatchguard.globs` and the checker's walker), :mod:`.measure`
 (reading the coverage data), :mod:`.results`, :mod:`.report` (the table) and :mod:`.cli`.
 This package re-exports their public names, so ``from dispatchguard.coverage_gate import ...``
 keeps working.
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 from dispatchguard.coverage_gate.cli import add_arguments, main, run_args, run_gate
 from dispatchguard.coverage_gate.errors import GateError
-from dispatchguard.coverage_gate.globs import glob_to_regex
 from dispatchguard.coverage_gate.matching import (
     display_path,
     files_on_disk,
@@ -41,16 +41,9 @@ from dispatchguard.coverage_gate.matching import (
 from dispatchguard.coverage_gate.measure import measure
 from dispatchguard.coverage_gate.report import format_percent, render
 from dispatchguard.coverage_gate.results import FileResult, GateResult, format_missing
-from dispatchguard.coverage_gate.settings import (
-    CONFIG_TABLE,
-    GateOptions,
-    find_pyproject,
-    read_config,
-    resolve_options,
-)
+from dispatchguard.coverage_gate.settings import GateOptions, resolve_options
 
 __all__ = [
-    "CONFIG_TABLE",
     "FileResult",
     "GateError",
     "GateOptions",
@@ -58,14 +51,11 @@ __all__ = [
     "add_arguments",
     "display_path",
     "files_on_disk",
-    "find_pyproject",
     "format_missing",
     "format_percent",
-    "glob_to_regex",
     "main",
     "match_files",
     "measure",
-    "read_config",
     "render",
     "resolve_options",
     "run_args",

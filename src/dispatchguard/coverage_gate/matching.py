@@ -6,7 +6,9 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from dispatchguard.coverage_gate.globs import glob_to_regex
+from dispatchguard.globs import glob_to_regex
+from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.discovery import walk
 
 
 def display_path(path: Path, base_dir: Path) -> str:
@@ -38,27 +40,19 @@ def match_files(
     return matched, [p for p, hit in hits.items() if not hit]
 
 
-def files_on_disk(patterns: Sequence[str], base_dir: Path) -> list[Path]:
-    """Python files below ``base_dir`` (or absolute patterns' roots) that match the patterns."""
-    found: list[Path] = []
+def files_on_disk(patterns: Sequence[str], base_dir: Path, config: LintConfig) -> list[Path]:
+    """Python files below ``base_dir`` (or absolute patterns' roots) that the patterns may select,
+    found by the checker's walker: ``exclude`` and ignore files apply, as for ``dispatchguard check``."""
+    starts: list[Path] = []
     for pattern in patterns:
         root = Path(pattern) if os.path.isabs(pattern) else base_dir / pattern
         # walk from the longest wildcard-free prefix of the pattern
-        parts = root.parts
         fixed: list[str] = []
-        for part in parts:
+        for part in root.parts:
             if any(ch in part for ch in "*?["):
                 break
             fixed.append(part)
         start = Path(*fixed) if fixed else base_dir
-        if start.is_file():
-            found.append(start.resolve())
-            continue
-        if not start.is_dir():
-            continue
-        for dirpath, dirnames, filenames in os.walk(start):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
-            for name in filenames:
-                if name.endswith((".py", ".pyw")):
-                    found.append(Path(dirpath, name).resolve())
-    return found
+        if start.exists():
+            starts.append(start)
+    return [path.resolve() for path in walk(starts, config, config.root)]

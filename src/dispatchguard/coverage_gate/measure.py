@@ -20,9 +20,7 @@ def measure(options: GateOptions) -> GateResult:
         import coverage
         from coverage.exceptions import CoverageException
     except ImportError as exc:  # pragma: no cover - coverage is installed wherever tests run
-        raise GateError(
-            "coverage.py is not installed in this environment: pip install 'coverage[toml]'"
-        ) from exc
+        raise GateError("coverage.py is not installed in this environment: pip install 'coverage[toml]'") from exc
 
     data_file = options.data_file
     if not data_file.is_file():
@@ -56,7 +54,7 @@ def measure(options: GateOptions) -> GateResult:
 
     in_data, _ = match_files(measured, options.include, options.base_dir)
     on_disk, _ = match_files(
-        files_on_disk(options.include, options.base_dir), options.include, options.base_dir
+        files_on_disk(options.include, options.base_dir, options.config), options.include, options.base_dir
     )
     matched = {**on_disk, **in_data}
     _, unmatched = match_files(matched, options.include, options.base_dir)

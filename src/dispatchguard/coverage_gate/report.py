@@ -41,9 +41,7 @@ def render(result: GateResult, out: TextIO) -> None:
     widths = [max(len(r[i]) for r in [headers, *rows, total_row]) for i in range(len(headers))]
 
     def line(cells: list[str]) -> str:
-        parts = [cells[0].ljust(widths[0])] + [
-            cells[i].rjust(widths[i]) for i in range(1, len(cells) - 1)
-        ]
+        parts = [cells[0].ljust(widths[0])] + [cells[i].rjust(widths[i]) for i in range(1, len(cells) - 1)]
         return ("   ".join(parts) + "   " + cells[-1]).rstrip()
 
     rule = "-" * len(line(headers))

@@ -21,8 +21,10 @@ class FileResult:
 
     @property
     def covered(self) -> int:
-        return self.statements - len(self.missing_lines) + (
-            self.branches - len(self.missing_branches) if self.branch else 0
+        return (
+            self.statements
+            - len(self.missing_lines)
+            + (self.branches - len(self.missing_branches) if self.branch else 0)
         )
 
     @property

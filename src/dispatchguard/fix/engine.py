@@ -82,7 +82,7 @@ def apply_fixes(
     def project_names() -> ProjectNames:
         nonlocal project
         if project is None:
-            project = index_project(root, (Path(p) for p in str_paths if p.endswith(".py")))
+            project = index_project(root, (Path(p) for p in str_paths if p.endswith(".py")), config)
         return project
 
     originals: dict[str, bytes] = {}

@@ -21,14 +21,14 @@ exposed "registered name of the tool bound at this expression", this module woul
 from __future__ import annotations
 
 import ast
-import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", "node_modules",
-             "__pycache__", "build", "dist", ".mypy_cache", ".ruff_cache", ".dispatchguard_cache"}
+from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.discovery import walk
+
 REGISTER_METHODS = {"register", "add", "add_tool", "register_tool"}
 TOOL_DECORATORS = {"tool"}
 
@@ -148,18 +148,12 @@ def _index_module(tree: ast.Module, module: str, names: ProjectNames) -> None:
                     names.registered_keys[cls].add(k)
 
 
-def iter_python_files(root: Path) -> Iterable[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for filename in sorted(filenames):
-            if filename.endswith(".py"):
-                yield Path(dirpath, filename)
-
-
-def index_project(root: Path, extra_files: Iterable[Path] = ()) -> ProjectNames:
+def index_project(root: Path, extra_files: Iterable[Path] = (), config: LintConfig | None = None) -> ProjectNames:
+    """Index the project's files as the checker's walker lists them (``exclude``, ignore files)."""
     names = ProjectNames()
     seen: set[Path] = set()
-    for path in [*iter_python_files(root), *extra_files]:
+    config = config if config is not None else LintConfig(root=root)
+    for path in [*walk([root], config, root), *extra_files]:
         resolved = path.resolve()
         if resolved in seen:
             continue

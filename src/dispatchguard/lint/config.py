@@ -1,8 +1,10 @@
-"""`[tool.dispatchguard]` configuration: discovery, validation and the effective settings.
+"""`[tool.dispatchguard]` configuration: the one reader of the table (and of its sub-tables, such as
+``[tool.dispatchguard.coverage]``), the one project-root finder, validation and the settings.
 
 The configuration lives in the nearest ``pyproject.toml`` (searched upwards from the checked paths)
 that has a ``[tool.dispatchguard]`` table, or in a file given explicitly (``--config FILE``, same
-table). Keys are kebab-case (``tool-bases``); snake_case spellings are accepted too.
+table). Keys are kebab-case (``tool-bases``); snake_case spellings are accepted too. Every front end
+(the CLI, the flake8 plugin, the fixes and the coverage gate) reads it through :func:`load_config`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ DEFAULT_EXCLUDE = (
     ".tox",
     ".nox",
     ".eggs",
+    ".ipynb_checkpoints",
     "*.egg-info",
     "__pycache__",
     "__pypackages__",
@@ -76,10 +79,24 @@ DEFAULT_EXCLUDE = (
 )
 
 _CODE_RE = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
+# What makes a directory the root of a Python project when no pyproject.toml has the table.
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
 
 class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CoverageConfig:
+    """``[tool.dispatchguard.coverage]``: the coverage gate's defaults (``None``: not configured).
+    Relative ``include`` patterns and ``data-file`` are relative to the configuration file."""
+
+    fail_under: float | None = None
+    include: tuple[str, ...] = ()
+    data_file: str | None = None
+    per_file: bool | None = None
+    branch: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,12 +116,19 @@ class LintConfig:
     tool_modules: tuple[str, ...] = DEFAULT_TOOL_MODULES
     dispatchers: tuple[str, ...] = DEFAULT_DISPATCHERS
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    coverage: CoverageConfig = CoverageConfig()
     config_file: Path | None = None
 
     def fingerprint(self) -> str:
         """A stable digest of every setting that can change findings (used in cache keys)."""
         data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
         data.pop("config_file")
+        data.pop("coverage")  # the coverage gate's settings never change findings
+        # which named files are dropped changes no file's findings (and the pre-commit hooks pass
+        # --force-exclude: hook runs and manual runs share one cache)
+        data.pop("force_exclude")
         blob = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
@@ -174,6 +198,76 @@ def _glob_set(patterns: tuple[str, ...]) -> Callable[[str], bool]:
 
 
 # --------------------------------------------------------------------------------------------
+# the project root
+
+
+@dataclasses.dataclass(frozen=True)
+class RootInfo:
+    """Where the configuration and the project root were found, and why (``--show-settings``)."""
+
+    root: Path
+    config_file: Path | None
+    kind: str  # "config", "marker" or "parent"
+    reason: str
+
+
+def find_root(paths: Sequence[str | os.PathLike[str]]) -> RootInfo:
+    """The one project-root finder.
+
+    Searching upwards from the checked paths' common parent: the nearest ``pyproject.toml`` with a
+    ``[tool.dispatchguard]`` table; else the nearest directory with ``.git`` or a Python project
+    marker (``pyproject.toml``, ``setup.py``, ``setup.cfg``); else the common parent itself. With no
+    paths the search starts at the current directory (the coverage gate's case).
+    """
+    resolved = [Path(p).resolve() for p in paths] or [Path.cwd().resolve()]
+    try:
+        start = Path(os.path.commonpath([str(p) for p in resolved]))
+    except ValueError:  # pragma: no cover - different drives on Windows
+        start = resolved[0]
+    if not start.is_dir():
+        start = start.parent
+    marked: tuple[Path, str] | None = None
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file() and has_table(candidate):
+            return RootInfo(directory, candidate, "config", f"{candidate} has a [tool.dispatchguard] table")
+        if marked is None:
+            marker = next((m for m in PROJECT_MARKERS if (directory / m).exists()), None)
+            if marker is not None:
+                marked = (directory, f"nearest directory with {marker} (no pyproject.toml with [tool.dispatchguard])")
+    if marked is not None:
+        return RootInfo(marked[0], None, "marker", marked[1])
+    return RootInfo(start, None, "parent", "the checked paths' common parent (no project marker above it)")
+
+
+def has_table(pyproject: Path) -> bool:
+    data = read_toml(pyproject)
+    return isinstance(data.get("tool"), dict) and "dispatchguard" in data["tool"]
+
+
+@lru_cache(maxsize=32)
+def _read_toml_cached(path: Path, mtime_ns: int, size: int) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc.reason})") from None
+
+
+def read_toml(path: Path) -> dict:
+    """A TOML file's data (parsed once per content: the flake8 plugin asks per directory)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror or exc}") from None
+    return _read_toml_cached(path, stat.st_mtime_ns, stat.st_size)
+
+
+# --------------------------------------------------------------------------------------------
 # loading
 
 _LIST_KEYS = {
@@ -189,41 +283,25 @@ _LIST_KEYS = {
     "dispatchers": "dispatchers",
     "test-patterns": "test_patterns",
 }
+_BOOL_KEYS = {"strict": "strict", "force-exclude": "force_exclude", "respect-gitignore": "respect_gitignore"}
 # keys whose values are added to the built-in defaults rather than replacing them
 _ADDITIVE = {"tool-bases", "tool-decorators", "tool-packages", "dispatchers"}
 _CODE_KEYS = {"select", "ignore", "extend-select"}
-KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores", "strict"})
+SUBTABLES = frozenset({"coverage"})
+KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
+COVERAGE_KEYS = frozenset({"fail-under", "include", "data-file", "per-file", "branch"})
 
 
-def find_config_file(paths: Sequence[str | os.PathLike[str]]) -> tuple[Path | None, Path]:
-    """Return (pyproject with a [tool.dispatchguard] table or None, project root)."""
-    resolved = [Path(p).resolve() for p in paths] or [Path.cwd().resolve()]
-    try:
-        start = Path(os.path.commonpath([str(p) for p in resolved]))
-    except ValueError:  # pragma: no cover - different drives on Windows
-        start = resolved[0]
-    if not start.is_dir():
-        start = start.parent
-    first_project: Path | None = None
-    for directory in (start, *start.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            if first_project is None:
-                first_project = directory
-            data = _read_toml(candidate)
-            if isinstance(data.get("tool"), dict) and "dispatchguard" in data["tool"]:
-                return candidate, directory
-    return None, (first_project or Path.cwd().resolve())
-
-
-def _read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+def table_of(file: Path) -> dict:
+    """The raw ``[tool.dispatchguard]`` table of a TOML file (``{}`` when it has none)."""
+    data = read_toml(file)
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        return {}
+    table = tool.get("dispatchguard", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{file}: [tool.dispatchguard] must be a table")
+    return table
 
 
 def load_config(
@@ -234,30 +312,26 @@ def load_config(
         file = Path(config_file).resolve()
         if not file.is_file():
             raise ConfigError(f"{file}: configuration file not found")
-        data = _read_toml(file)
-        table = data.get("tool", {}).get("dispatchguard", {}) if isinstance(data.get("tool"), dict) else {}
-        return _from_table(table, file, file.parent)
-    file_or_none, root = find_config_file(paths)
-    if file_or_none is None:
-        return LintConfig(root=root)
-    table = _read_toml(file_or_none)["tool"]["dispatchguard"]
-    return _from_table(table, file_or_none, root)
+        return _from_table(table_of(file), file, file.parent)
+    info = find_root(paths)
+    if info.config_file is None:
+        return LintConfig(root=info.root)
+    return _from_table(table_of(info.config_file), info.config_file, info.root)
 
 
-def _from_table(table: object, file: Path, root: Path) -> LintConfig:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{file}: [tool.dispatchguard] must be a table")
+def _from_table(table: dict, file: Path, root: Path) -> LintConfig:
     values: dict[str, object] = {"root": root, "config_file": file}
     extend_exclude: tuple[str, ...] = ()
     for raw_key, value in table.items():
         key = raw_key.replace("_", "-")
         where = f"{file}: key 'tool.dispatchguard.{raw_key}'"
-        if key not in KNOWN_KEYS:
-            raise ConfigError(f"{where}: unknown key (known keys: {', '.join(sorted(KNOWN_KEYS))})")
-        if key == "strict":
-            if not isinstance(value, bool):
-                raise ConfigError(f"{where}: expected true or false, got {value!r}")
-            values["strict"] = value
+        if key in SUBTABLES:
+            values["coverage"] = _coverage(value, f"{file}: [tool.dispatchguard.{raw_key}]")
+        elif key not in KNOWN_KEYS:
+            known = ", ".join(sorted(KNOWN_KEYS | {f"[{t}]" for t in SUBTABLES}))
+            raise ConfigError(f"{where}: unknown key (known keys: {known})")
+        elif key in _BOOL_KEYS:
+            values[_BOOL_KEYS[key]] = _bool(value, where)
         elif key == "per-file-ignores":
             values["per_file_ignores"] = _per_file_ignores(value, where)
         else:
@@ -275,6 +349,12 @@ def _from_table(table: object, file: Path, root: Path) -> LintConfig:
     return LintConfig(**values)  # type: ignore[arg-type]
 
 
+def _bool(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
 def _str_list(value: object, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -283,12 +363,30 @@ def _str_list(value: object, where: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def known_codes() -> tuple[str, ...]:
+    """Every rule code (imported late: the rules import the resolver, which imports this module)."""
+    from dispatchguard.lint.rules import RULES
+
+    return tuple(sorted(RULES))
+
+
+def check_selector(selector: str) -> str | None:
+    """Why a rule code or prefix (already upper-cased; ``""`` is ALL) selects nothing, or None."""
+    codes = known_codes()
+    if selector and not _CODE_RE.match(selector):
+        return f"{selector!r} is not a rule code or prefix (for example DG101 or DG1)"
+    if not any(code.startswith(selector) for code in codes):
+        return f"unknown rule code or prefix {selector!r} (known: {', '.join(codes)})"
+    return None
+
+
 def _code(item: str, where: str) -> str:
     code = item.strip().upper()
     if code == "ALL":
         return ""
-    if not _CODE_RE.match(code):
-        raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (for example DG101 or DG1)")
+    problem = check_selector(code)
+    if problem is not None:
+        raise ConfigError(f"{where}: {problem}")
     return code
 
 
@@ -301,3 +399,27 @@ def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, 
         parsed = _str_list(items, f"{where} (pattern {pattern!r})")
         out.append((pattern, tuple(_code(c, f"{where} (pattern {pattern!r})") for c in parsed)))
     return tuple(out)
+
+
+def _coverage(value: object, where: str) -> CoverageConfig:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table")
+    values: dict[str, object] = {}
+    for raw_key, item in value.items():
+        key = raw_key.replace("_", "-")
+        at = f"{where}: key {raw_key!r}"
+        if key not in COVERAGE_KEYS:
+            raise ConfigError(f"{at}: unknown key (known keys: {', '.join(sorted(COVERAGE_KEYS))})")
+        if key == "fail-under":
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or not 0 <= item <= 100:
+                raise ConfigError(f"{at}: expected a number between 0 and 100, got {item!r}")
+            values["fail_under"] = float(item)
+        elif key == "include":
+            values["include"] = _str_list(item, at)
+        elif key == "data-file":
+            if not isinstance(item, str) or not item.strip():
+                raise ConfigError(f"{at}: expected a file name, got {item!r}")
+            values["data_file"] = item
+        else:
+            values[key.replace("-", "_")] = _bool(item, at)
+    return CoverageConfig(**values)  # type: ignore[arg-type]

@@ -1,15 +1,38 @@
-"""Discovery: the Python files under the given paths, minus ``exclude``, and how paths are shown."""
+"""The one file walker: which files the checker, the fixes, the flake8 plugin and the coverage gate
+see, and how paths are shown.
+
+A file or directory is excluded when ``exclude``/``extend-exclude`` match its path relative to the
+project root, or (with ``respect-gitignore``, the default) when a ``.gitignore`` or ``.ignore`` file
+in its directory or above it (up to the git work tree's top, or the project root outside git), or
+``.git/info/exclude``, ignores it. Both kinds use git's pattern syntax, matched by ``pathspec``'s
+``GitIgnoreSpec``; an ignored directory is not entered.
+
+Paths given explicitly are checked even when excluded (as ruff does), unless ``force-exclude`` is
+set. Below a directory given explicitly, a rule excludes what it matches itself, not everything
+below a folder it matched (so ``dispatchguard check build/`` checks ``build/`` but still skips its
+``__pycache__``, and a project whose root an outer repository ignores is still checked).
+
+Notebooks (``.ipynb``) are never returned as Python files: :func:`scan` lists them apart so that
+the CLI can say they were not checked.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from dispatchguard.lint.config import LintConfig, any_glob
+from pathspec import GitIgnoreSpec
+
+from dispatchguard.lint.config import LintConfig
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
+IGNORE_FILES = (".gitignore", ".ignore")
+# why a path is excluded: (where the rule lives, which rule set, the pattern's index), or None
+Reason = tuple[Path, str, int] | None
 
 
 @dataclass
@@ -17,6 +40,14 @@ class SourceFile:
     path: Path  # absolute
     relpath: str  # root-relative POSIX path (absolute POSIX path when outside the root)
     key: str  # cache key: absolute POSIX path
+
+
+@dataclass
+class Scan:
+    """What a walk found: Python files to check and notebooks it did not check (absolute, sorted)."""
+
+    files: list[Path] = field(default_factory=list)
+    notebooks: list[Path] = field(default_factory=list)
 
 
 def relative_path(path: Path, root: Path) -> str:
@@ -31,44 +62,179 @@ def relative_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def discover(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> list[Path]:
-    """Python files under ``paths`` (files given explicitly count whatever their suffix), minus
-    ``exclude`` (matched against root-relative paths and every directory name)."""
-    found: list[Path] = []
-    seen: set[Path] = set()
-    exclude = config.exclude
-    for raw in paths:
-        path = Path(raw).absolute()
-        if path.is_dir():
-            if _excluded(path, root, exclude, is_dir=True):
-                continue
-            for dirpath, dirnames, filenames in os.walk(path):
-                base = Path(dirpath)
-                dirnames[:] = sorted(d for d in dirnames if not _excluded(base / d, root, exclude, is_dir=True))
-                for name in sorted(filenames):
-                    if name.endswith(PYTHON_SUFFIXES):
-                        file = base / name
-                        if file not in seen and not _excluded(file, root, exclude):
-                            seen.add(file)
-                            found.append(file)
-        elif path not in seen and not _excluded(path, root, exclude):
-            seen.add(path)
-            found.append(path)
-    return found
-
-
-def _excluded(path: Path, root: Path, exclude: Sequence[str], is_dir: bool = False) -> bool:
-    if not exclude:
-        return False
-    rel = relative_path(path, root)
-    if rel == ".":
-        return False
-    return any_glob(exclude, rel)
-
-
 def display_path(path: Path, cwd: Path) -> str:
     """How a path is shown: relative to the current directory when below it."""
     try:
         return path.relative_to(cwd).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+class Ignores:
+    """The exclusion rules of one project: ``exclude`` and the ignore files from the git work tree's
+    top (or the root, outside git) down. Ignore files are read once per directory.
+
+    A path is excluded when a rule matches *it*, not merely because its folder matched: pathspec's
+    git semantics make every path below an ignored folder match too, so a path counts as excluded
+    only when the pattern that decides for it is not the one that decides for its folder. The walker
+    never enters an excluded folder, so this only matters below a folder it was told to walk (a root
+    inside a folder an outer repository ignores, an excluded folder named explicitly)."""
+
+    def __init__(self, exclude: Sequence[str], respect_gitignore: bool, root: Path) -> None:
+        self.root = root
+        self.exclude = GitIgnoreSpec.from_lines(exclude)
+        self.respect_gitignore = respect_gitignore
+        self.top = _git_top(root) if respect_gitignore else None
+        if self.top is None:
+            self.top = root
+        self._top_prefix = os.path.join(str(self.top), "")
+        self._specs: dict[Path, GitIgnoreSpec | None] = {}
+        self._chains: dict[Path, tuple[tuple[Path, str, GitIgnoreSpec], ...]] = {}
+        self._dirs: dict[Path, tuple[Reason, Reason]] = {}
+
+    def _spec(self, directory: Path) -> GitIgnoreSpec | None:
+        if directory in self._specs:
+            return self._specs[directory]
+        lines: list[str] = []
+        sources = [directory / name for name in IGNORE_FILES]
+        if directory == self.top:
+            sources.insert(0, directory / ".git" / "info" / "exclude")
+        for source in sources:
+            try:
+                lines.extend(source.read_text(encoding="utf-8", errors="replace").splitlines())
+            except OSError:  # absent (the usual case), a directory, unreadable: no rules
+                continue
+        spec = GitIgnoreSpec.from_lines(lines) if any(line.strip() for line in lines) else None
+        self._specs[directory] = spec
+        return spec
+
+    def _chain(self, directory: Path) -> tuple[tuple[Path, str, GitIgnoreSpec], ...]:
+        """The ignore files that apply in ``directory``, deepest first: (folder, its path + "/", rules)."""
+        chain = self._chains.get(directory)
+        if chain is None:
+            spec = self._spec(directory)
+            own = ((directory, os.path.join(str(directory), ""), spec),) if spec is not None else ()
+            above = self._chain(directory.parent) if directory != self.top and directory != directory.parent else ()
+            chain = self._chains[directory] = own + above
+        return chain
+
+    def _matches(self, path: Path, is_dir: bool) -> tuple[Reason, Reason]:
+        """Why ``exclude`` and the ignore files exclude ``path`` (folder contents included): the
+        deciding pattern, or None."""
+        suffix = "/" if is_dir else ""
+        rel = relative_path(path, self.root)
+        if rel == path.as_posix():  # outside the root: only the name-based patterns can match
+            rel = rel.lstrip("/")
+        excluded: Reason = None
+        if rel not in ("", "."):
+            result = self.exclude.check_file(rel + suffix)
+            excluded = (self.root, "exclude", result.index) if result.include else None
+        ignored: Reason = None
+        if self.respect_gitignore and str(path).startswith(self._top_prefix):
+            text = str(path)
+            for directory, prefix, spec in self._chain(path.parent):  # the deepest file decides, as in git
+                result = spec.check_file(text[len(prefix) :] + suffix)
+                if result.include is not None:
+                    ignored = (directory, "ignore", result.index) if result.include else None
+                    break
+        return excluded, ignored
+
+    def _dir_matches(self, directory: Path) -> tuple[Reason, Reason]:
+        if directory not in self._dirs:
+            self._dirs[directory] = self._matches(directory, True)
+        return self._dirs[directory]
+
+    def excluded_in(self, path: Path, is_dir: bool) -> bool:
+        """Whether a rule matches ``path`` itself, rather than only a folder above it: the
+        deciding pattern differs from the one that decides for the folder."""
+        excluded, ignored = self._dir_matches(path) if is_dir else self._matches(path, False)
+        if excluded is None and ignored is None:
+            return False
+        parent_excluded, parent_ignored = self._dir_matches(path.parent)
+        return (excluded is not None and excluded != parent_excluded) or (
+            ignored is not None and ignored != parent_ignored
+        )
+
+    def excluded(self, path: Path, is_dir: bool) -> bool:
+        """Whether ``path`` or one of its folders below the root is excluded."""
+        if self.excluded_in(path, is_dir):
+            return True
+        for folder in path.parents:
+            if folder == self.root or folder == folder.parent or self.root not in folder.parents:
+                return False
+            if self.excluded_in(folder, True):
+                return True
+        return False  # pragma: no cover - the loop always reaches the root or "/"
+
+
+def _git_top(directory: Path) -> Path | None:
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=16)
+def _cached_ignores(exclude: tuple[str, ...], respect_gitignore: bool, root: Path) -> Ignores:
+    return Ignores(exclude, respect_gitignore, root)
+
+
+def _absolute(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def is_excluded(path: str | os.PathLike[str], config: LintConfig, root: Path) -> bool:
+    """Whether ``exclude``/``extend-exclude`` or an ignore file excludes ``path`` (a file or a
+    directory, relative to the current directory or absolute), or one of its folders below
+    ``root``, from the project under ``root``."""
+    absolute = _absolute(path)
+    # asked once per file by the flake8 plugin: the ignore files are read once per process
+    rules = _cached_ignores(tuple(config.exclude), config.respect_gitignore, _absolute(root))
+    return rules.excluded(absolute, absolute.is_dir())
+
+
+def scan(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> Scan:
+    """The Python files and the notebooks under ``paths`` (see the module docstring for the rules).
+    Files given explicitly count whatever their suffix, except notebooks."""
+    rules = Ignores(config.exclude, config.respect_gitignore, _absolute(root))  # ignore files as they are now
+    files: set[Path] = set()
+    notebooks: set[Path] = set()
+    for raw in paths:
+        path = _absolute(raw)
+        is_dir = path.is_dir()
+        if config.force_exclude and rules.excluded(path, is_dir):
+            continue
+        if is_dir:
+            _walk_dir(path, rules, files, notebooks)
+        else:
+            (notebooks if path.suffix == NOTEBOOK_SUFFIX else files).add(path)
+    return Scan(sorted(files), sorted(notebooks))
+
+
+def _walk_dir(start: Path, rules: Ignores, files: set[Path], notebooks: set[Path]) -> None:
+    pending = [start]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:  # vanished or unreadable: nothing to check there
+            continue
+        for entry in entries:
+            path = directory / entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:  # pragma: no cover - raced with a deletion
+                continue
+            if is_dir:
+                if not rules.excluded_in(path, True):
+                    pending.append(path)
+            elif entry.name.endswith(PYTHON_SUFFIXES):
+                if not rules.excluded_in(path, False):
+                    files.add(path)
+            elif entry.name.endswith(NOTEBOOK_SUFFIX) and not rules.excluded_in(path, False):
+                notebooks.add(path)
+
+
+def walk(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> list[Path]:
+    """The Python files to check under ``paths``: absolute, sorted, each once."""
+    return scan(paths, config, root).files

@@ -31,7 +31,7 @@ from typing import Any
 from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
 from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig
-from dispatchguard.lint.discovery import SourceFile, discover, display_path, relative_path
+from dispatchguard.lint.discovery import SourceFile, display_path, relative_path, walk
 from dispatchguard.lint.findings import CheckReport, Finding
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
@@ -63,11 +63,11 @@ def project_files(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -
     """(every file of the project, the keys of those under ``paths``): the project's files under
     the root come first, in walk order, then files under ``paths`` outside the root."""
     root = Path(config.root).absolute()
-    targets = discover(paths, config, root) if paths else []
+    targets = walk(paths, config, root) if paths else []
     if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
         every = targets  # checking the whole project: one walk of it
     else:
-        every = discover([root], config, root) if root.is_dir() else []
+        every = walk([root], config, root) if root.is_dir() else []
     files = {p.as_posix(): SourceFile(p, relative_path(p, root), p.as_posix()) for p in every}
     for p in targets:
         files.setdefault(p.as_posix(), SourceFile(p, relative_path(p, root), p.as_posix()))

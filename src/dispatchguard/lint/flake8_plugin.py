@@ -8,8 +8,12 @@ buffer itself, however large the project. A buffer that differs from the file on
 editor buffer, stdin) is what the project knows of that module from then on.
 
 flake8 applies its own ``--select``/``--ignore``/``--per-file-ignores`` and ``# noqa``; the
-configuration's ``select``/``ignore``/``per-file-ignores`` and the file-level
-``# dispatchguard: noqa`` apply too, so both front ends report the same findings.
+configuration's ``select``/``ignore``/``per-file-ignores`` apply too. Files that
+``exclude``/``extend-exclude`` or an ignore file exclude are not reported (as if ``force-exclude``
+were set: flake8 cannot tell a file named on its command line from one it found). The ``# noqa``
+grammar of :mod:`dispatchguard.lint.noqa` (``#noqa:DG101`` without a space, the file-level
+``# dispatchguard: noqa`` and ``# ruff: noqa``) is applied on top of flake8's own, so both front
+ends report the same findings.
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from flake8.defaults import NOQA_INLINE_REGEXP as FLAKE8_NOQA
+
 from dispatchguard import __version__
 from dispatchguard.lint.cache import CACHE_DIRNAME, ResultCache
 from dispatchguard.lint.checking import check_tree
-from dispatchguard.lint.config import ConfigError, LintConfig, load_config
-from dispatchguard.lint.discovery import SourceFile, relative_path
+from dispatchguard.lint.config import ConfigError, LintConfig, find_root, load_config
+from dispatchguard.lint.discovery import SourceFile, is_excluded, relative_path
 from dispatchguard.lint.engine import project_files
 from dispatchguard.lint.index import summarise
-from dispatchguard.lint.noqa import file_suppresses, file_suppression
+from dispatchguard.lint.noqa import file_suppresses, file_suppression, line_suppresses
 from dispatchguard.lint.parsing import file_stat, quiet_parsing
 from dispatchguard.lint.project import Project
 
@@ -39,7 +45,11 @@ def config_for(path: Path) -> LintConfig:
     directory = path.parent
     config = _CONFIGS.get(directory)
     if config is None:
-        config = load_config([directory])
+        cwd = Path.cwd()
+        # Without a project marker above the file, flake8's working directory is the checked
+        # paths' common parent (flake8 is given paths relative to it), as for `dispatchguard check .`.
+        unmarked = find_root([directory]).kind == "parent"
+        config = load_config([cwd] if unmarked and cwd in (directory, *directory.parents) else [directory])
         _CONFIGS[directory] = config
     return config
 
@@ -78,6 +88,12 @@ def check_buffer(project: Project, path: Path, data: bytes, tree: ast.Module) ->
     return check_tree(project, file, data, tree, apply_noqa=False).findings
 
 
+def _noqa_only_we_read(line: str, code: str) -> bool:
+    """A ``# noqa`` spelling that suppresses ``code`` in the CLI but that flake8's own parser misses
+    (``#noqa:DG101``, ``# noqa : DG101``); flake8 applies the spellings it reads itself."""
+    return line_suppresses(line, code) and FLAKE8_NOQA.search(line) is None
+
+
 class Plugin:
     name = "dispatchguard"
     version = __version__
@@ -97,11 +113,16 @@ class Plugin:
         except ConfigError as exc:
             yield 1, 0, f"DG001 cannot check this file: {exc}", type(self)
             return
+        if is_excluded(path, config, config.root):
+            return
         data = "".join(self.lines).encode("utf-8")
         with quiet_parsing():
             project = project_for(config)
             findings = check_buffer(project, path, data, self.tree)  # type: ignore[arg-type]
         directives = file_suppression(data)
         for line, col, _end_line, _end_col, code, message, _ in findings:
-            if not file_suppresses(directives, code):
-                yield line, col - 1, f"{code} {message}", type(self)
+            if file_suppresses(directives, code):
+                continue
+            if 0 < line <= len(self.lines) and _noqa_only_we_read(self.lines[line - 1], code):
+                continue
+            yield line, col - 1, f"{code} {message}", type(self)

@@ -137,13 +137,14 @@ class Project:
             aliased.setdefault(alias, key)
 
     def register(self, file: SourceFile) -> None:
-        """A file checked outside the project's file list (stdin, an excluded path): its module
-        name is its own, and no other module can import it."""
+        """A file checked outside the project's file list (an editor's new buffer, stdin, an
+        excluded path): its module takes the names no other file owns."""
+        aliased: dict[str, str] = {}
         self.files[file.key] = file
-        if file.relpath.startswith("/"):
-            self.module_names[file.key] = outside_module_name(file.path)
-        else:
-            self.module_names[file.key] = module_names(file.relpath, frozenset())
+        self._name(file.key, file, aliased)
+        for alias, key in aliased.items():
+            self.owners.setdefault(alias, key)
+        self.resolver.forget()
 
     # ---------------------------------------------------------------- loading (ModuleSource)
 

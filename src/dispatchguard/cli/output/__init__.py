@@ -38,6 +38,7 @@ class Context:
     baselined: frozenset[int] = frozenset()  # ids of findings matched by the baseline
     show_suppressed: bool = False
     version: str = ""
+    colour: bool = False  # ANSI colours (text format only; see style.use_colour)
 
 
 def is_hidden(finding: Any, context: Context) -> bool:

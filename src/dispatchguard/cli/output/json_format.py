@@ -1,9 +1,15 @@
 """A JSON array with ruff's fields, so tools that read ``ruff --output-format json`` read ours.
 
-Each object: ``code``, ``message``, ``filename`` (absolute), ``location`` and ``end_location``
-(``{"row", "column"}``, 1-based), ``fix`` (``null``: fixes are applied by ``dispatchguard fix``),
+Each object: ``code``, ``name`` (the rule's kebab-case name), ``message``, ``filename`` (absolute),
+``location`` and ``end_location`` (``{"row", "column"}``, 1-based, the end exclusive), ``fix``,
 ``url`` (the rule's documentation page) and ``noqa_row`` (the line a ``# noqa`` comment would go on).
 Findings silenced by ``# noqa`` or the baseline are left out.
+
+``fix`` is ``null`` when the finding carries no fix, else ruff's object: ``applicability``
+(``"safe"``, ``"unsafe"`` or ``"display-only"``), ``message`` and ``edits``, each edit
+``{"content", "location", "end_location"}``. The engine attaches fixes to ``Finding.fix`` as an
+object with ``applicability``, ``message`` and ``edits`` attributes, each edit with ``content``,
+``line``, ``col``, ``end_line`` and ``end_col`` (1-based, the end exclusive).
 """
 
 from __future__ import annotations
@@ -16,14 +22,32 @@ from typing import Any
 from dispatchguard.cli.output import Context, is_hidden, rule_url
 
 
+def fix_dict(fix: Any) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {
+                "content": edit.content,
+                "location": {"row": edit.line, "column": edit.col},
+                "end_location": {"row": edit.end_line, "column": edit.end_col},
+            }
+            for edit in fix.edits
+        ],
+    }
+
+
 def to_dict(finding: Any, context: Context) -> dict[str, Any]:
     return {
         "code": finding.code,
+        "name": getattr(context.rules.get(finding.code), "NAME", None),
         "message": finding.message,
         "filename": os.path.normpath(os.path.join(context.cwd, finding.path)),
         "location": {"row": finding.line, "column": finding.col},
         "end_location": {"row": finding.end_line, "column": finding.end_col},
-        "fix": None,
+        "fix": fix_dict(finding.fix),
         "url": rule_url(finding.code),
         "noqa_row": finding.line,
     }

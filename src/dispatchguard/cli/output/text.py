@@ -1,4 +1,5 @@
-"""``path:line:col: CODE message``, one finding per line, in the core's sorted order."""
+"""``path:line:col: CODE message``, one finding per line, in the core's sorted order (the path in
+bold and the code in bold red when ``context.colour`` is on)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from dispatchguard.cli.output import Context, is_hidden
+from dispatchguard.cli.output.style import BOLD, CYAN, DIM, RED, paint
 
 
-def format_finding(finding: Any) -> str:
-    return f"{finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.message}"
+def format_finding(finding: Any, colour: bool = False) -> str:
+    path = paint(finding.path, BOLD, enabled=colour)
+    where = paint(f"{finding.line}:{finding.col}:", CYAN, enabled=colour)
+    code = paint(finding.code, BOLD, RED, enabled=colour)
+    return f"{path}:{where} {code} {finding.message}"
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
     lines = []
+    colour = context.colour
     for finding in findings:
         if finding.suppressed:
             if context.show_suppressed:
-                lines.append(format_finding(finding) + "  [noqa]")
+                lines.append(format_finding(finding, colour) + paint("  [noqa]", DIM, enabled=colour))
         elif id(finding) in context.baselined:
             if context.show_suppressed:
-                lines.append(format_finding(finding) + "  [baseline]")
+                lines.append(format_finding(finding, colour) + paint("  [baseline]", DIM, enabled=colour))
         else:
-            lines.append(format_finding(finding))
+            lines.append(format_finding(finding, colour))
     return "".join(line + "\n" for line in lines)
 
 
