@@ -105,7 +105,9 @@ class SQLiteCache:
     One connection guarded by a lock; WAL mode so other processes can read while one writes.
     """
 
-    def __init__(self, path: str | os.PathLike[str], max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024
+    ) -> None:
         self.path = os.fspath(path)
         self.max_entries = max_entries
         self.max_bytes = max_bytes

@@ -37,7 +37,8 @@ def file_writer(file_path: Annotated[str, MinLen(1), MaxLen(1024)], text: str) -
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ToolArgumentError(f"text is not valid Unicode: {exc.reason} at position {exc.start}", argument="text") from None
+        reason = f"text is not valid Unicode: {exc.reason} at position {exc.start}"
+        raise ToolArgumentError(reason, argument="text") from None
     if len(data) > settings.max_file_bytes:
         raise TextTooLarge(
             f"text is {len(data)} bytes, more than the limit of {settings.max_file_bytes}",

@@ -1,0 +1,108 @@
+"""The total deadline: a server that drips one byte every 0.3 s cannot keep a call past max_total_time."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from dispatchguard import http
+from dispatchguard.http import HttpTimeoutError
+
+
+class DripServer:
+    """A real TCP server on 127.0.0.1: answers 200 with a long body, one byte every `interval` s."""
+
+    def __init__(self, interval: float = 0.3, limit: float = 20.0) -> None:
+        self.interval, self.limit = interval, limit
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/drip"
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            started = time.monotonic()
+            try:
+                while not self._stop.is_set() and time.monotonic() - started < self.limit:
+                    conn.sendall(b" ")
+                    time.sleep(self.interval)
+            except OSError:
+                return  # the client gave up: what the test wants
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.listener.close()
+
+
+@pytest.fixture
+def drip() -> Iterator[DripServer]:
+    server = DripServer()
+    yield server
+    server.close()
+
+
+def test_a_dripping_body_ends_at_the_total_deadline(drip):
+    http.configure(max_total_time=2.0, read_timeout=1.0, max_attempts=3)
+    started = time.monotonic()
+    with pytest.raises(HttpTimeoutError) as info:
+        http.get_json(drip.url, cache=False)
+    elapsed = time.monotonic() - started
+    assert "max_total_time" in str(info.value) and info.value.attempts == 1
+    # per read the server is never late (0.3 s < read_timeout): only the total deadline stops it
+    assert 2.0 <= elapsed < 2.0 + 1.0, elapsed
+    assert drip.connections == 1  # a spent deadline is not retried
+
+
+def test_async_dripping_body_ends_at_the_total_deadline(drip):
+    http.configure(max_total_time=1.5, read_timeout=1.0, max_attempts=3)
+
+    async def fetch() -> float:
+        started = time.monotonic()
+        with pytest.raises(HttpTimeoutError) as info:
+            await http.aget_json(drip.url, cache=False)
+        assert "max_total_time" in str(info.value)
+        await http.aclose_loop_client()
+        return time.monotonic() - started
+
+    elapsed = asyncio.run(fetch())
+    assert 1.5 <= elapsed < 1.5 + 0.5, elapsed
+
+
+def test_a_silent_server_is_cut_at_the_deadline_not_after_read_timeout(drip):
+    drip.interval = 60.0  # headers, one byte, then silence
+    http.configure(max_total_time=0.8, read_timeout=30.0, max_attempts=5)
+    started = time.monotonic()
+    with pytest.raises(HttpTimeoutError):
+        http.request("GET", drip.url)
+    assert time.monotonic() - started < 0.8 + 0.5
+
+
+def test_the_caller_keeps_its_own_extensions(server):
+    server.expect_request("/x").respond_with_json({"ok": True})
+    response = http.request("GET", server.url_for("/x"), extensions={"example.tag": "kept"})
+    assert response.json() == {"ok": True}
