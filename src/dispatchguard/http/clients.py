@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .cache import MemoryCache, SQLiteCache, TTLCache, cache_key
+from .cache import CacheStore, MemoryCache, SQLiteCache, TTLCache, cache_key
 from .errors import HttpError, HttpTimeoutError, InvalidJsonResponse, ResponseTooLarge
 from .guard import DEADLINE_EXTENSION, GUARD_EXTENSION, AddressGuard, AsyncGuardedTransport, GuardedTransport
 from .retry import (
@@ -176,18 +176,24 @@ def _close_at_loop_shutdown(loop: asyncio.AbstractEventLoop, client: httpx.Async
 
 
 def get_cache() -> TTLCache:
-    """The shared response cache: SQLite when ``cache_path`` is set, memory otherwise."""
+    """The shared response cache: Redis when ``cache_redis_url`` (or ``DISPATCHGUARD_REDIS_URL``) is
+    set, else SQLite when ``cache_path`` is set, memory otherwise."""
     global _cache
     if _cache is None:
         with _lock:
             if _cache is None:
                 s = get_settings()
-                store = (
-                    SQLiteCache(s.cache_path, s.cache_max_entries, s.cache_max_bytes)
-                    if s.cache_path
-                    else MemoryCache(s.cache_max_entries, s.cache_max_bytes)
-                )
-                _cache = TTLCache(store)
+                store: CacheStore
+                if s.cache_redis_url:
+                    from .redis_cache import RedisCache  # needs the redis extra
+
+                    store = RedisCache(s.cache_redis_url, max_bytes=s.cache_max_bytes)
+                elif s.cache_path:
+                    store = SQLiteCache(s.cache_path, s.cache_max_entries, s.cache_max_bytes)
+                else:
+                    store = MemoryCache(s.cache_max_entries, s.cache_max_bytes)
+                # a fetch ends within max_total_time; the margin covers storing its value
+                _cache = TTLCache(store, lock_seconds=s.max_total_time + 5.0)
     return _cache
 
 
@@ -214,7 +220,7 @@ def reset_clients(*, reset_settings: bool = False) -> None:
             _close_async_client(loop, client)
         if _unbound_async_client is not None:
             _close_async_client(None, _unbound_async_client)
-        if _cache is not None and isinstance(_cache.store, SQLiteCache):
+        if _cache is not None and hasattr(_cache.store, "close"):
             _cache.store.close()
         _client, _unbound_async_client, _cache = None, None, None
         _async_clients.clear()
