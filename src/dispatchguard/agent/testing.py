@@ -217,11 +217,14 @@ class ScriptedLLMServer:
 
             def _send(self, status: int, body: str) -> None:
                 data = body.encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a cancel)
+                    self.close_connection = True
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/v1/models":
