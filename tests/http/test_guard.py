@@ -106,3 +106,36 @@ def test_allowlist_from_the_environment(monkeypatch):
     http.reset_clients(reset_settings=True)
     assert http.get_settings().ssrf_allowlist == ("127.0.0.1", "10.0.0.0/8")
     assert http.address_guard("extra.host").allow == ("127.0.0.1", "10.0.0.0/8", "extra.host")
+
+
+def test_a_pinned_https_request_still_verifies_the_host_name(tmp_path, monkeypatch):
+    """The connection goes to the checked address, while TLS checks the certificate against the
+    name in the URL (SNI): a certificate for "localhost" only is accepted through the pin, and
+    refused when the URL itself names the address."""
+    import ssl
+
+    import trustme
+    from pytest_httpserver import HTTPServer
+
+    authority = trustme.CA()
+    certificate = authority.issue_cert("localhost")
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certificate.configure_cert(server_context)
+    ca_file = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(ca_file))
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))  # httpx trusts it (trust_env)
+    http.reset_clients()
+    http.configure(ssrf_allowlist=("127.0.0.1",))
+    tls = HTTPServer(host="127.0.0.1", port=0, ssl_context=server_context)
+    tls.start()
+    try:
+        tls.expect_request("/x").respond_with_json({"tls": True})
+        by_name = f"https://localhost:{tls.port}/x"
+        assert http.get_json(by_name, guard=http.address_guard(), cache=False) == {"tls": True}
+        assert tls.log[0][0].headers["Host"] == f"localhost:{tls.port}"
+        with pytest.raises(http.HttpTransportError, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
+            http.get_json(f"https://127.0.0.1:{tls.port}/x", guard=http.address_guard(), cache=False)
+    finally:
+        http.reset_clients()
+        tls.clear()
+        tls.stop()
