@@ -188,3 +188,35 @@ def test_two_processes_share_one_fetch(redis_db, server, slow_counter, monkeypat
     assert [o["store"] for o in outputs] == ["RedisCache", "RedisCache"]
     assert [o["results"] for o in outputs] == [[{"ok": True}] * 8] * 2
     assert counter.count == 1  # 16 calls in 2 processes, one request
+
+
+def test_an_unreachable_redis_turns_caching_off_not_requests(closed_port, server, slow_counter, caplog):
+    counter = slow_counter(delay=0)
+    server.expect_request("/data").respond_with_handler(counter)
+    http.configure(cache_redis_url=f"redis://127.0.0.1:{closed_port}/0")
+    url = server.url_for("/data")
+    with caplog.at_level("WARNING", logger="dispatchguard.http"):
+        assert [http.get_json(url) for _ in range(3)] == [{"ok": True}] * 3
+    assert counter.count == 3  # nothing cached, nothing failed
+    warnings = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(warnings) == 1 and f"127.0.0.1:{closed_port}" in warnings[0]
+
+
+def test_a_stalled_redis_is_an_outage_and_its_return_is_noticed(redis_db, caplog):
+    import redis
+
+    cache = RedisCache(redis_db, socket_timeout=0.2)
+    stall = threading.Thread(target=lambda: redis.Redis.from_url(redis_db).execute_command("DEBUG", "SLEEP", "0.8"))
+    with caplog.at_level("WARNING", logger="dispatchguard.http"):
+        stall.start()
+        time.sleep(0.1)
+        assert cache.get("k") is None  # timed out: a miss
+        assert cache.try_lock("k", 5) == "local"  # granted locally: this process fetches
+        assert not cache.is_locked("k")
+        cache.unlock("k", "local")
+        stall.join()
+        cache.set("k", b"v", 60)
+        assert cache.get("k") == b"v"
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("unavailable" in m for m in messages) and any("answers again" in m for m in messages)
+    cache.close()
