@@ -188,3 +188,55 @@ def test_anthropic_complete_and_bad_answers(llm_server):
                                       "messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}]}
     with pytest.raises(LLMError, match="content list"):
         llm.complete([{"role": "user", "content": "q"}])
+
+
+def test_malformed_native_calls_are_invalid_calls_not_crashes(llm_server, registry, calls):
+    import json
+
+    odd = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+        "not an object", {"id": 7, "function": "nope"}, {"function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}},
+    ]}}]}
+    llm_server.set_script([ScriptedReply(body=json.dumps(odd)), "2"])
+    llm = OpenAICompatibleLLM(base_url=llm_server.base_url, model="m")
+    result = run_tool_loop(llm, "go", registry=registry)
+    assert result.stop_reason == "answer" and calls.log == [("add", (1, 1))]
+    replies = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in replies] == ["call_0", "call_1", "call_2"]
+    assert replies[0]["content"].startswith("Invalid call, not run: unknown tool")
+    blocks = {"content": [{"type": "tool_use", "id": 5, "name": None, "input": {}}, {"type": "other"}]}
+    llm_server.set_script([ScriptedReply(body=json.dumps(blocks)), "done"])
+    result = run_tool_loop(AnthropicLLM(base_url=llm_server.root_url, model="m"), "go", registry=registry)
+    assert result.trace[0].outcome == "invalid"
+    (use,) = llm_server.requests[1]["messages"][-2]["content"]
+    assert use["id"] == "toolu_0" and use["name"] == ""
+
+
+def test_a_native_client_must_return_a_model_reply(registry):
+    class Broken:
+        async def achat(self, messages, registry):
+            return "text"
+
+    class OptedOut:
+        native_tools = False
+
+        async def achat(self, messages, registry):
+            raise AssertionError("not used")
+
+        def complete(self, messages):
+            return "plain"
+
+    result = run_tool_loop(Broken(), "go", registry=registry)
+    assert result.stop_reason == "llm_error" and "ModelReply" in result.response
+    assert run_tool_loop(OptedOut(), "go", registry=registry).response == "plain"
+
+
+def test_earlier_messages_are_replayed_in_both_wire_formats(provider, native_llm, llm_server, registry):
+    context = [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "noted"}]
+    llm_server.set_script(["ok"])
+    run_tool_loop(native_llm, "now", registry=registry, context=context)
+    (body,) = llm_server.requests
+    if provider == "openai":
+        assert body["messages"][1:] == [*context, {"role": "user", "content": "now"}]
+    else:
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+        assert body["messages"][1]["content"] == [{"type": "text", "text": "noted"}]

@@ -159,3 +159,30 @@ def test_the_service_answers_503_without_its_state_store(registry, llm):
     response = client.post("/chat", json={"message": "hi"})
     assert response.status_code == 503 and "unavailable" in response.json()["detail"]
     assert client.post("/chat/x/cancel").status_code == 503
+
+
+def test_the_cancel_listener_survives_a_dropped_connection(redis_db):
+    import redis
+
+    async def scenario():
+        state = RedisRequestState(redis_db)
+        other = RedisRequestState(redis_db)
+        await state.start()
+        await other.start()
+        try:
+            admin = redis.asyncio.Redis.from_url(redis_db)
+            assert await admin.client_kill_filter(_type="pubsub") >= 1  # both listeners lose their link
+            token = CancelToken()
+            assert await state.claim("after-drop", token)
+            for _ in range(500):  # the listener resubscribes; until then a cancel is lost, so repeat it
+                await other.cancel("after-drop", "still heard")
+                await asyncio.sleep(0.02)
+                if token.cancelled:
+                    break
+            await admin.aclose()
+            assert token.reason == "still heard"
+        finally:
+            await state.close()
+            await other.close()
+
+    run(scenario())

@@ -1,23 +1,31 @@
-"""The bounded agent loop: the model answers, or asks for one tool call, at most ``max_steps`` times.
+"""The bounded agent loop: the model answers, or asks for tool calls, at most ``max_steps`` times.
 
-Each step sends the conversation to the model. The system prompt lists the tools
-(``render_tool_prompt``) and asks for either a plain-text final answer or exactly one JSON object
-``{"name": ..., "args": {...}}``. Then:
+Each step sends the conversation to the model, in one of two protocols:
+
+- **native tool calling** (a client with ``achat``, see :mod:`dispatchguard.agent.llm`): the tools
+  go as the provider's tool list; a reply may carry several calls, each validated by
+  ``validate_tool_call``; the valid ones run through
+  :func:`~dispatchguard.agent.execute.execute_tools` (parallel-safe ones concurrently) and every
+  call is answered, in call order, by a ``tool`` message carrying its id (``is_error`` when it
+  failed or was invalid);
+- **JSON in text**: the system prompt lists the tools (``render_tool_prompt``) and asks for either
+  a plain-text final answer or exactly one JSON object ``{"name": ..., "args": {...}}``; a reply
+  that starts with ``{`` (optionally in a ```` ``` ```` fence) is a call, also from a native client.
+
+Then:
 
 - **plain text** is the final answer. Tools whose results were used are cited as
   ``[source:<tool>]`` (appended when the model did not cite them itself);
-- a reply that starts with ``{`` (optionally in a ```` ``` ```` fence) is a **tool call**: it is decoded
-  and checked by ``validate_tool_call`` (JSON, shape, tool, arguments). A clarification request
-  (name ``"None"``) ends the loop with its question. A call that is not valid JSON, does not match
-  the ``ToolAction`` schema, names an unknown tool or has invalid arguments gets **exactly one
-  correction request** naming the error; if the next reply is invalid too, the loop stops
+- a clarification request (name ``"None"``) ends the loop with its question. A call that is not
+  valid JSON, does not match the ``ToolAction`` schema, names an unknown tool or has invalid
+  arguments gets **exactly one correction** naming the error (a user message, or for a native call
+  its own error result); if the next reply is invalid too, the loop stops
   (``stop_reason="invalid_output"``);
-- a valid call runs through :func:`~dispatchguard.agent.execute.execute_tool` (timeout,
-  cancellation) and its result is summarised into the history as ``Tool N [name]: summary``;
+- a valid call's result is summarised into the history as ``Tool N [name]: summary``;
 - **the breaker**: when the same call (same tool, same arguments) has failed ``breaker_threshold``
   times (2), the loop stops (``stop_reason="breaker"``) instead of burning steps on it;
-- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every model
-  call and every tool (``stop_reason="cancelled"``);
+- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every tool, and
+  a model call in flight is aborted when it is cancelled (``stop_reason="cancelled"``);
 - after ``max_steps`` model calls without a final answer the loop stops
   (``stop_reason="max_steps"``) and the response lists what the tools returned.
 
@@ -202,10 +210,10 @@ class _Run:
             started = time.perf_counter()
             try:
                 reply = await self.ask(messages)
-            except RunCancelled:
+            except RunCancelled as cancelled:
                 trace.outcome = "cancelled"
                 trace.duration = trace.llm_duration = time.perf_counter() - started
-                return self.result(f"Cancelled: {self.cancel.reason if self.cancel else ''}", "cancelled")
+                return self.result(f"Cancelled: {cancelled.reason}", "cancelled")
             except Exception as exc:  # any client failure ends the run, clearly
                 reason = str(exc) or type(exc).__name__
                 log.warning("model call failed at step %d: %s", step, reason)

@@ -111,6 +111,12 @@ def _anthropic_message(reply: ScriptedReply, model: str, ids: list[str]) -> dict
     }
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops connections under load (clients then wait for a
+    # 1 s SYN retransmit), which would show up as the model's latency in load tests.
+    request_queue_size = 256
+
+
 ROUTES = {"/v1/chat/completions": (_completion, "call_"), "/v1/messages": (_anthropic_message, "toolu_")}
 
 
@@ -132,7 +138,7 @@ class ScriptedLLMServer:
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self._calls = 0
-        self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
+        self._httpd = _HTTPServer((host, port), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
