@@ -139,3 +139,22 @@ def test_a_pinned_https_request_still_verifies_the_host_name(tmp_path, monkeypat
         http.reset_clients()
         tls.clear()
         tls.stop()
+
+
+def test_the_shared_clients_used_directly_are_neither_bounded_nor_guarded(server):
+    server.expect_request("/raw").respond_with_json({"raw": True})
+    assert http.get_client().get(server.url_for("/raw")).json() == {"raw": True}
+
+
+def test_async_literal_addresses_follow_the_allowlist(server):
+    server.expect_request("/lit").respond_with_json({"lit": 1})
+    url = server.url_for("/lit")
+
+    async def run():
+        with pytest.raises(BlockedURL, match=r"127\.0\.0\.1 is not a public address"):
+            await http.arequest("GET", url, guard=http.address_guard())
+        allowed = await http.aget_json(url, guard=http.address_guard("127.0.0.0/8"), cache=False)
+        await http.aclose_loop_client()
+        return allowed
+
+    assert asyncio.run(run()) == {"lit": 1}

@@ -175,3 +175,19 @@ def test_chunking_keeps_every_word_in_order(paragraphs):
     chunks = chunk_text(text, size=50)
     assert " ".join(chunks).split() == text.split()
     assert all(0 < len(chunk) <= 50 for chunk in chunks)
+
+
+def test_unreadable_and_oversized_files_are_skipped(tmp_path):
+    from dispatchguard.tools.rag import MAX_DOCUMENT_BYTES
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (docs / "huge.txt").write_bytes(b"a " * (MAX_DOCUMENT_BYTES // 2 + 1))
+    (docs / "ok.md").write_text("fine words")
+    with RagIndex(tmp_path / "i.sqlite") as index:
+        report = index.index_paths("c", [docs])
+        assert (report.documents, len(report.skipped)) == (1, 2)
+        assert any("latin1.txt" in reason and "utf-8" in reason for reason in report.skipped)
+        assert any("huge.txt" in reason and "larger than" in reason for reason in report.skipped)
+        assert [hit.source for hit in index.search("fine", 5)] == [(docs / "ok.md").as_posix()]
