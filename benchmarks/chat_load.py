@@ -153,7 +153,7 @@ async def load(url: str, requests: int, concurrency: int, max_seconds: float) ->
                 ok = response.status_code == 200 and response.json()["stop_reason"] == "answer"
                 key = "ok" if ok else f"status {response.status_code}"
             except httpx.HTTPError as exc:
-                key = type(exc).__name__
+                key = f"{type(exc).__name__}: {exc}"[:120]
             latencies.append(time.perf_counter() - started)
             if key != "ok":
                 errors[key] = errors.get(key, 0) + 1

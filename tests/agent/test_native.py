@@ -240,3 +240,31 @@ def test_earlier_messages_are_replayed_in_both_wire_formats(provider, native_llm
     else:
         assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
         assert body["messages"][1]["content"] == [{"type": "text", "text": "noted"}]
+
+
+def test_a_cancel_while_native_tools_run_drops_their_results(native_llm, llm_server, registry):
+    token = CancelToken()
+    llm_server.set_script([native(("slow_async", {"seconds": 0.5}))])
+    threading.Timer(0.15, token.cancel, args=("user",)).start()
+    result = run_tool_loop(native_llm, "go", registry=registry, cancel=token)
+    assert (result.stop_reason, result.trace[0].outcome, result.history) == ("cancelled", "cancelled", [])
+    assert len(llm_server.requests) == 1
+
+
+def test_anthropic_replays_calls_recorded_by_another_provider(llm_server):
+    from dispatchguard.agent import ToolCall
+
+    llm_server.set_script(["ok"])
+    llm = AnthropicLLM(base_url=llm_server.root_url, model="m")
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            ToolCall("a", "add", '{"a": 1, "b": 2}'), ToolCall("b", "add", "{broken"), ToolCall("c", "add", None)]},
+        {"role": "tool", "tool_call_id": "a", "name": "add", "content": "3", "is_error": False},
+        {"role": "assistant", "content": ""},  # nothing to send: skipped
+        {"role": "user", "content": "and?"},
+    ]
+    assert llm.complete(messages) == "ok"
+    uses = llm_server.requests[0]["messages"][1]["content"]
+    assert [u["input"] for u in uses] == [{"a": 1, "b": 2}, {}, {}]
+    assert [m["role"] for m in llm_server.requests[0]["messages"]] == ["user", "assistant", "user"]
