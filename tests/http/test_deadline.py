@@ -19,6 +19,7 @@ class DripServer:
 
     def __init__(self, interval: float = 0.3, limit: float = 20.0) -> None:
         self.interval, self.limit = interval, limit
+        self.in_headers = False  # drip a header line instead of the body
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
         self.port = self.listener.getsockname()[1]
@@ -44,11 +45,14 @@ class DripServer:
         with conn:
             conn.settimeout(5)
             conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            if self.in_headers:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            else:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
             started = time.monotonic()
             try:
                 while not self._stop.is_set() and time.monotonic() - started < self.limit:
-                    conn.sendall(b" ")
+                    conn.sendall(b"a" if self.in_headers else b" ")
                     time.sleep(self.interval)
             except OSError:
                 return  # the client gave up: what the test wants
@@ -74,7 +78,7 @@ def test_a_dripping_body_ends_at_the_total_deadline(drip):
     elapsed = time.monotonic() - started
     assert "max_total_time" in str(info.value) and info.value.attempts == 1
     # per read the server is never late (0.3 s < read_timeout): only the total deadline stops it
-    assert 2.0 <= elapsed < 2.0 + 1.0, elapsed
+    assert 2.0 <= elapsed < 2.0 + 0.5, elapsed
     assert drip.connections == 1  # a spent deadline is not retried
 
 
@@ -91,6 +95,26 @@ def test_async_dripping_body_ends_at_the_total_deadline(drip):
 
     elapsed = asyncio.run(fetch())
     assert 1.5 <= elapsed < 1.5 + 0.5, elapsed
+
+
+def test_dripping_headers_end_at_the_total_deadline(drip):
+    """httpcore reads headers with one timeout per read: only the socket-level deadline stops this."""
+    drip.in_headers = True
+    http.configure(max_total_time=1.5, read_timeout=1.0, max_attempts=3)
+    started = time.monotonic()
+    with pytest.raises(HttpTimeoutError, match="max_total_time"):
+        http.request("GET", drip.url)
+    assert 1.5 <= time.monotonic() - started < 1.5 + 0.5
+    assert drip.connections == 1
+
+    async def fetch() -> float:
+        started = time.monotonic()
+        with pytest.raises(HttpTimeoutError, match="max_total_time"):
+            await http.arequest("GET", drip.url)
+        await http.aclose_loop_client()
+        return time.monotonic() - started
+
+    assert 1.5 <= asyncio.run(fetch()) < 1.5 + 0.5
 
 
 def test_a_silent_server_is_cut_at_the_deadline_not_after_read_timeout(drip):

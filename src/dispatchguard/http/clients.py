@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from .cache import CacheStore, MemoryCache, SQLiteCache, TTLCache, cache_key
+from .deadline import bounded_transport, deadline_scope
 from .errors import HttpError, HttpTimeoutError, InvalidJsonResponse, ResponseTooLarge
 from .guard import DEADLINE_EXTENSION, GUARD_EXTENSION, AddressGuard, AsyncGuardedTransport, GuardedTransport
 from .retry import (
@@ -111,7 +112,7 @@ def _client_kwargs(settings: HttpSettings) -> dict[str, Any]:
 
 
 def _new_client(settings: HttpSettings) -> httpx.Client:
-    transport = GuardedTransport(httpx.HTTPTransport(**_transport_kwargs(settings)))
+    transport = GuardedTransport(bounded_transport(**_transport_kwargs(settings)))
     return httpx.Client(transport=transport, **_client_kwargs(settings))
 
 
@@ -330,6 +331,8 @@ def _send_once(client: httpx.Client, attempt: _Attempt, kw: dict[str, Any]) -> h
                 size = attempt.add_chunk(chunks, size, chunk, response)
             response._content = b"".join(chunks)  # what Response.read() does, with a bound
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        if time.monotonic() >= attempt.deadline:  # the socket gave up because the call's time ran out
+            raise attempt.expired() from exc
         raise classify_exception(method, url, exc) from exc
     return _finish(method, url, response, attempt.raise_for_status)
 
@@ -410,7 +413,7 @@ def request(
     attempts = 0
     try:
         for attempt in retrying(settings, allow_retry=_may_retry(method, retry_non_idempotent)):
-            with attempt:
+            with attempt, deadline_scope(call.deadline):
                 attempts = attempt.retry_state.attempt_number
                 response = _send_once(client, call, kw)
                 response.extensions[ATTEMPTS_EXTENSION] = attempts
