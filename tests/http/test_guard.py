@@ -158,3 +158,25 @@ def test_async_literal_addresses_follow_the_allowlist(server):
         return allowed
 
     assert asyncio.run(run()) == {"lit": 1}
+
+
+def test_a_guarded_call_is_never_answered_by_an_unguarded_cache_entry(server, tmp_path):
+    server.expect_request("/internal").respond_with_json({"secret": 1})
+    url = server.url_for("/internal")
+    http.configure(cache_path=str(tmp_path / "shared.sqlite"))  # entries outlive configure()
+    assert http.get_json(url) == {"secret": 1}  # cached, fetched without a guard
+    with pytest.raises(BlockedURL):
+        http.get_json(url, guard=http.address_guard())
+    http.configure(ssrf_allowlist=("127.0.0.1",))
+    assert http.get_json(url, guard=http.address_guard()) == {"secret": 1}
+    http.configure(ssrf_allowlist=("127.0.0.0/8",))
+    assert http.get_json(url, guard=http.address_guard()) == {"secret": 1}
+    assert len(server.log) == 3  # each allow-list fetched it for itself
+
+    async def guarded():
+        http.configure(ssrf_allowlist=())
+        with pytest.raises(BlockedURL):
+            await http.aget_json(url, guard=http.address_guard())
+        await http.aclose_loop_client()
+
+    asyncio.run(guarded())

@@ -88,3 +88,13 @@ def test_feed_summaries_match_the_reference_on_hostile_descriptions(description)
     summary = parse_feed(feed)["items"][0]["summary"]
     assert summary == reference_summary(description.strip())
     assert len(summary) <= 500
+
+
+def test_rss_feed_is_not_served_a_feed_cached_under_a_wider_allowlist(server, call, tmp_path):
+    server.expect_request("/feed").respond_with_data(FEED, content_type="application/rss+xml")
+    url = server.url_for("/feed")
+    http.configure(cache_path=str(tmp_path / "shared.sqlite"))  # a cache that outlives the settings
+    assert call("rss_feed", url=url)["items"][0]["title"] == "I"  # allowed: 127.0.0.1 (conftest)
+    http.configure(ssrf_allowlist=())
+    assert call("rss_feed", url=url)["kind"] == "blocked_url"
+    assert len(server.log) == 1

@@ -471,6 +471,15 @@ def _cache_ttl(ttl: float | None, cache: bool) -> float:
     return get_settings().cache_ttl if ttl is None else ttl
 
 
+def _json_cache_key(url: str, params: Any, kw: dict[str, Any]) -> str:
+    """Guarded and unguarded fetches never share an entry: a body fetched without the guard (or with
+    a wider allow-list) must not answer a guarded call."""
+    guard = kw.get("guard")
+    if guard is not None:
+        params = {"params": params, "guard": list(guard.allow)}
+    return cache_key("GET", url, params, kw.get("headers"))
+
+
 def get_json(url: str, *, params: Any = None, ttl: float | None = None, cache: bool = True, **kw: Any) -> Any:
     """GET ``url`` and decode its JSON body, through the TTL cache (identical concurrent calls collapse).
 
@@ -487,7 +496,7 @@ def get_json(url: str, *, params: Any = None, ttl: float | None = None, cache: b
         _decode_json(url, response)  # never cache a body that is not JSON
         return response.content
 
-    body = get_cache().get_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    body = get_cache().get_or_fetch(_json_cache_key(url, params, kw), fetch, ttl)
     return json.loads(body)
 
 
@@ -503,5 +512,5 @@ async def aget_json(url: str, *, params: Any = None, ttl: float | None = None, c
         _decode_json(url, response)
         return response.content
 
-    body = await get_cache().aget_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    body = await get_cache().aget_or_fetch(_json_cache_key(url, params, kw), fetch, ttl)
     return json.loads(body)

@@ -52,10 +52,14 @@ def _fetch(url: str) -> bytes:
     max_bytes = get_tool_settings().max_feed_bytes
     headers = {"Accept": ACCEPT}
 
-    def fetch() -> bytes:
-        return request("GET", url, headers=headers, max_bytes=max_bytes, guard=address_guard()).content
+    guard = address_guard()
 
-    return get_cache().get_or_fetch(cache_key("GET", url, None, headers), fetch, get_settings().cache_ttl)
+    def fetch() -> bytes:
+        return request("GET", url, headers=headers, max_bytes=max_bytes, guard=guard).content
+
+    # the allow-list is part of the key: a feed fetched under a wider one is not served under this one
+    key = cache_key("GET", url, {"guard": list(guard.allow)}, headers)
+    return get_cache().get_or_fetch(key, fetch, get_settings().cache_ttl)
 
 
 def parse_feed(document: bytes | str, url: str = "", limit: int = 10) -> dict:
