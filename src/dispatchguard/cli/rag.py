@@ -17,9 +17,6 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
-from dispatchguard.tools.rag import RagIndex
-from dispatchguard.tools.settings import get_tool_settings
-
 HELP = "build or search the local document index of the rag_search tool"
 DEFAULT_INDEX = "rag.sqlite"
 
@@ -43,12 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions.add_parser("collections", help="list the collections and their number of sources")
 
 
-def _index_path(args: argparse.Namespace) -> str:
-    return args.index or get_tool_settings().rag_index or DEFAULT_INDEX
-
-
 def run(args: argparse.Namespace) -> int:
-    path = _index_path(args)
+    # Imported here: building the `dispatchguard` parser must not load the tools (httpx, pydantic).
+    from dispatchguard.tools.rag import RagIndex
+    from dispatchguard.tools.settings import get_tool_settings
+
+    path = args.index or get_tool_settings().rag_index or DEFAULT_INDEX
     collection = getattr(args, "collection", None) or get_tool_settings().rag_collection
     try:
         with RagIndex(path, create=args.rag_action == "index") as index:
