@@ -141,7 +141,10 @@ async def load(url: str, requests: int, concurrency: int, max_seconds: float) ->
     errors: dict[str, int] = {}
     issued = 0
     deadline = time.monotonic() + max_seconds
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    # Idle connections expire on the client before uvicorn's 5 s keep-alive timeout closes them: with
+    # both at 5 s a request can go out on a connection the server is closing (a ReadError).
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency,
+                          keepalive_expiry=2.0)
 
     async def worker(client: httpx.AsyncClient) -> None:
         nonlocal issued

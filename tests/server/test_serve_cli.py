@@ -105,7 +105,7 @@ def test_workers_hand_the_settings_to_each_worker(uvicorn_runs, llm_server, monk
                  "--text-tools", "--request-timeout", "9"]) == 0
     ((target, kwargs),) = uvicorn_runs
     assert target == serve.FACTORY and kwargs["factory"] is True and kwargs["workers"] == 3
-    settings = ServeSettings.model_validate_json(__import__("os").environ[SETTINGS_ENV])
+    settings = ServeSettings.from_json(__import__("os").environ[SETTINGS_ENV])
     assert (settings.native_tools, settings.request_timeout, settings.model) == (False, 9.0, "m")
     assert "DISPATCHGUARD_REDIS_URL" in capsys.readouterr().err
     assert app_from_environment().title == "dispatchguard chat"
@@ -119,3 +119,23 @@ def test_serve_refuses_bad_numbers(argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["serve", *argv])
     assert exit_info.value.code == 2 and argv[0] in capsys.readouterr().err
+
+
+def test_the_server_package_loads_its_names_on_first_use():
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "import dispatchguard.server as server, dispatchguard.cli.serve\n"
+        "before = sorted({m.split('.')[0] for m in sys.modules} & {'fastapi', 'pydantic', 'redis'})\n"
+        "from dispatchguard.server import create_app, RedisRequestState\n"
+        "print(before, 'create_app' in dir(server), 'fastapi' in sys.modules)\n"
+        "try:\n"
+        "    server.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "[] True True", "module 'dispatchguard.server' has no attribute 'no_such_name'",
+    ]

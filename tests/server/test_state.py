@@ -186,3 +186,24 @@ def test_the_cancel_listener_survives_a_dropped_connection(redis_db):
             await other.close()
 
     run(scenario())
+
+
+def test_a_state_can_be_started_again_after_close(redis_db):
+    async def scenario():
+        state, other = RedisRequestState(redis_db), RedisRequestState(redis_db)
+        await other.start()
+        for _ in range(2):  # e.g. an app whose lifespan runs twice
+            await state.start()
+            token = CancelToken()
+            assert await state.claim("again", token)
+            assert await other.cancel("again", "heard")
+            for _ in range(200):
+                if token.cancelled:
+                    break
+                await asyncio.sleep(0.01)
+            assert token.reason == "heard"
+            await state.release("again")
+            await state.close()
+        await other.close()
+
+    run(scenario())

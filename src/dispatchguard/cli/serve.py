@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print("dispatchguard serve: warning: --workers without DISPATCHGUARD_REDIS_URL: each worker "
               "keeps its own request ids, so a cancel reaches the run only when it lands on the same worker",
               file=sys.stderr)
-    os.environ[SETTINGS_ENV] = settings.model_dump_json()
+    os.environ[SETTINGS_ENV] = settings.to_json()
     uvicorn.run(FACTORY, factory=True, workers=args.workers, host=args.host, port=args.port,
                 log_level=args.log_level)
     return 0

@@ -12,11 +12,13 @@ for any process manager::
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
 import os
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from annotated_types import Ge, Gt
 
 __all__ = ["DEFAULT_REGISTRY", "SETTINGS_ENV", "ServeSettings", "app_from_environment", "build_app",
            "load_registry"]
@@ -25,22 +27,39 @@ SETTINGS_ENV = "DISPATCHGUARD_SERVE_SETTINGS"
 DEFAULT_REGISTRY = "dispatchguard.runtime:TOOL_REGISTRY"
 
 
-class ServeSettings(BaseModel):
-    """What ``dispatchguard serve`` configures; the model's API key comes only from the environment."""
+@dataclasses.dataclass(frozen=True)
+class ServeSettings:
+    """What ``dispatchguard serve`` configures; the model's API key comes only from the environment.
 
-    model_config = ConfigDict(extra="forbid")
+    A plain dataclass (pydantic validates it in :meth:`from_json` only), so that importing the CLI
+    never loads pydantic."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     provider: Literal["openai", "anthropic"] = "openai"
     base_url: str | None = None
     model: str | None = None
     native_tools: bool = True
-    model_timeout: float = Field(default=120.0, gt=0)
-    request_timeout: float | None = Field(default=None, gt=0)
+    model_timeout: Annotated[float, Gt(0)] = 120.0
+    request_timeout: Annotated[float, Gt(0)] | None = None
     registry: str = DEFAULT_REGISTRY
     allow_tools: bool = True
-    max_steps: int = Field(default=5, ge=1)
-    tool_timeout: float = Field(default=12.0, gt=0)
-    max_body_bytes: int = Field(default=64 * 1024, ge=1)
+    max_steps: Annotated[int, Ge(1)] = 5
+    tool_timeout: Annotated[float, Gt(0)] = 12.0
+    max_body_bytes: Annotated[int, Ge(1)] = 64 * 1024
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeSettings:
+        """Validated settings; ``ValueError`` naming what is wrong otherwise."""
+        from pydantic import TypeAdapter, ValidationError
+
+        try:
+            return TypeAdapter(cls).validate_json(text)
+        except ValidationError as exc:
+            raise ValueError(str(exc)) from None
 
 
 def load_registry(spec: str) -> Any:
@@ -81,7 +100,7 @@ def build_app(settings: ServeSettings) -> Any:
 def app_from_environment() -> Any:
     """The app for the settings in ``DISPATCHGUARD_SERVE_SETTINGS`` (defaults when unset)."""
     try:
-        settings = ServeSettings.model_validate_json(os.environ.get(SETTINGS_ENV) or "{}")
-    except ValidationError as exc:
+        settings = ServeSettings.from_json(os.environ.get(SETTINGS_ENV) or "{}")
+    except ValueError as exc:
         raise ValueError(f"{SETTINGS_ENV} is not valid: {exc}") from None
     return build_app(settings)

@@ -145,6 +145,7 @@ class RedisRequestState:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []
+        self._subscribed.clear()  # a later start() waits for its own subscription
         if self._client is not None:
             await self._client.aclose()
             self._client = None
