@@ -282,7 +282,7 @@ def _finish(method: str, url: str, response: httpx.Response, raise_for_status: b
     return response
 
 
-class _Attempt:
+class _Call:
     """What every attempt of one call shares: the body limit and the call's deadline."""
 
     __slots__ = ("budget", "deadline", "limit", "method", "raise_for_status", "url")
@@ -319,44 +319,44 @@ class _Attempt:
         return size
 
 
-def _send_once(client: httpx.Client, attempt: _Attempt, kw: dict[str, Any]) -> httpx.Response:
-    method, url = attempt.method, attempt.url
-    attempt.remaining()
+def _send_once(client: httpx.Client, call: _Call, kw: dict[str, Any]) -> httpx.Response:
+    method, url = call.method, call.url
+    call.remaining()
     try:
         with client.stream(method, url, **kw) as response:
-            _check_declared_size(method, url, response, attempt.limit)
+            _check_declared_size(method, url, response, call.limit)
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes():
-                size = attempt.add_chunk(chunks, size, chunk, response)
+                size = call.add_chunk(chunks, size, chunk, response)
             response._content = b"".join(chunks)  # what Response.read() does, with a bound
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        if time.monotonic() >= attempt.deadline:  # the socket gave up because the call's time ran out
-            raise attempt.expired() from exc
+        if time.monotonic() >= call.deadline:  # the socket gave up because the call's time ran out
+            raise call.expired() from exc
         raise classify_exception(method, url, exc) from exc
-    return _finish(method, url, response, attempt.raise_for_status)
+    return _finish(method, url, response, call.raise_for_status)
 
 
-async def _asend_body(client: httpx.AsyncClient, attempt: _Attempt, kw: dict[str, Any]) -> httpx.Response:
-    method, url = attempt.method, attempt.url
+async def _asend_body(client: httpx.AsyncClient, call: _Call, kw: dict[str, Any]) -> httpx.Response:
+    method, url = call.method, call.url
     try:
         async with client.stream(method, url, **kw) as response:
-            _check_declared_size(method, url, response, attempt.limit)
+            _check_declared_size(method, url, response, call.limit)
             chunks: list[bytes] = []
             size = 0
             async for chunk in response.aiter_bytes():
-                size = attempt.add_chunk(chunks, size, chunk, response)
+                size = call.add_chunk(chunks, size, chunk, response)
             response._content = b"".join(chunks)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise classify_exception(method, url, exc) from exc
-    return _finish(method, url, response, attempt.raise_for_status)
+    return _finish(method, url, response, call.raise_for_status)
 
 
-async def _asend_once(client: httpx.AsyncClient, attempt: _Attempt, kw: dict[str, Any]) -> httpx.Response:
+async def _asend_once(client: httpx.AsyncClient, call: _Call, kw: dict[str, Any]) -> httpx.Response:
     try:
-        return await asyncio.wait_for(_asend_body(client, attempt, kw), attempt.remaining())
+        return await asyncio.wait_for(_asend_body(client, call, kw), call.remaining())
     except asyncio.TimeoutError:
-        raise attempt.expired() from None
+        raise call.expired() from None
 
 
 def _give_up(error: HttpError, attempts: int, raise_for_status: bool) -> httpx.Response:
@@ -372,9 +372,9 @@ def _may_retry(method: str, retry_non_idempotent: bool) -> bool:
     return retry_non_idempotent or method in IDEMPOTENT_METHODS
 
 
-def _call(method: str, url: str, max_bytes: int | None, raise_for_status: bool, settings: HttpSettings) -> _Attempt:
+def _call(method: str, url: str, max_bytes: int | None, raise_for_status: bool, settings: HttpSettings) -> _Call:
     limit = settings.max_response_bytes if max_bytes is None else max_bytes
-    return _Attempt(method, url, limit, raise_for_status, settings.max_total_time)
+    return _Call(method, url, limit, raise_for_status, settings.max_total_time)
 
 
 def address_guard(*also_allow: str) -> AddressGuard:
