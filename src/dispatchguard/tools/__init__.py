@@ -14,7 +14,6 @@ Settings: :mod:`dispatchguard.tools.settings` (``DISPATCHGUARD_TOOLS_*``); see d
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry
@@ -66,7 +65,7 @@ __all__ = [
 
 # name -> (tool, parallel_safe). file_writer is the one tool with side effects. rag_search is
 # registered as an object (its schema has an argument named `global`, which a function cannot take).
-TOOLS: dict[str, tuple[Callable[..., Any] | Any, bool]] = {
+TOOLS: dict[str, tuple[Any, bool]] = {
     "web_search": (web_search, True),
     "rss_feed": (rss_feed, True),
     "system_stats": (system_stats, True),
