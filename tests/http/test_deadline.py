@@ -130,3 +130,26 @@ def test_the_caller_keeps_its_own_extensions(server):
     server.expect_request("/x").respond_with_json({"ok": True})
     response = http.request("GET", server.url_for("/x"), extensions={"example.tag": "kept"})
     assert response.json() == {"ok": True}
+
+
+def test_no_socket_operation_starts_after_the_deadline(server):
+    import httpcore
+
+    from dispatchguard.http.deadline import DeadlineBackend, deadline_scope
+
+    backend = DeadlineBackend()
+    with deadline_scope(time.monotonic() + 5):
+        stream = backend.connect_tcp("127.0.0.1", server.port, timeout=1.0)
+    try:
+        assert stream.get_extra_info("socket") is not None
+        with deadline_scope(time.monotonic() - 0.001):
+            with pytest.raises(httpcore.ConnectTimeout, match="total deadline"):
+                backend.connect_tcp("127.0.0.1", server.port, timeout=1.0)
+            with pytest.raises(httpcore.WriteTimeout):
+                stream.write(b"GET / HTTP/1.1\r\n\r\n", timeout=1.0)
+            with pytest.raises(httpcore.ReadTimeout):
+                stream.read(10, timeout=1.0)
+        stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", timeout=1.0)  # no deadline outside a scope
+        assert stream.read(4, timeout=2.0).startswith(b"HTTP")
+    finally:
+        stream.close()

@@ -74,7 +74,8 @@ class DeadlineStream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.NetworkBackend):
-    """A network backend whose streams honour the deadline of :func:`deadline_scope`."""
+    """A network backend whose TCP streams honour the deadline of :func:`deadline_scope` (the shared
+    transport uses no Unix sockets; ``sleep`` is the base class's ``time.sleep``)."""
 
     def __init__(self, backend: httpcore.NetworkBackend | None = None) -> None:
         self.backend = backend or httpcore.SyncBackend()
@@ -89,15 +90,6 @@ class DeadlineBackend(httpcore.NetworkBackend):
     ) -> httpcore.NetworkStream:
         timeout = _bounded(timeout, httpcore.ConnectTimeout)
         return DeadlineStream(self.backend.connect_tcp(host, port, timeout, local_address, socket_options))
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        timeout = _bounded(timeout, httpcore.ConnectTimeout)
-        return DeadlineStream(self.backend.connect_unix_socket(path, timeout, socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self.backend.sleep(seconds)
 
 
 def bounded_transport(limits: httpx.Limits, *, http1: bool = True, http2: bool = False) -> httpx.HTTPTransport:
