@@ -9,7 +9,8 @@ for ``add``, then the answer) and one tool run. Bounded in count (``--requests``
 
 Reported per configuration: throughput (requests per wall second), p50/p99 latency, errors (any
 answer but 200, or a transport failure), the service's peak RSS (all its processes together,
-sampled every 50 ms) and its CPU time (user+sys). Then the loop's overhead: CPU time per step of
+sampled every 50 ms) and its CPU time (user+sys), next to the CPU time the scripted model server
+and the load client spent (all three share the machine's cores). Then the loop's overhead: CPU time per step of
 ``arun_tool_loop`` with an in-process model (no HTTP), native and JSON-in-text.
 
 Usage: python benchmarks/chat_load.py [--requests 2000] [--concurrency 50] [--workers 1 4]
@@ -176,7 +177,14 @@ async def load(url: str, requests: int, concurrency: int, max_seconds: float) ->
     }
 
 
-def run_service(workers: int, model_url: str, opts: argparse.Namespace) -> dict:
+def cpu_seconds(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def run_service(workers: int, model_url: str, model_pid: int, opts: argparse.Namespace) -> dict:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), str(HERE.parent / "src")]))
     if opts.redis_url:
@@ -192,7 +200,10 @@ def run_service(workers: int, model_url: str, opts: argparse.Namespace) -> dict:
         wait_until(lambda: service_ready(url), 60, "the service")
         time.sleep(1.0 if workers > 1 else 0.2)  # every worker has imported the app
         with TreeSampler(service.pid) as sampler:
+            model_cpu, client_cpu = cpu_seconds(model_pid), time.process_time()
             result = asyncio.run(load(url, opts.requests, opts.concurrency, opts.max_seconds))
+            result["model_server_cpu_s"] = round(cpu_seconds(model_pid) - model_cpu, 2)
+            result["load_client_cpu_s"] = round(time.process_time() - client_cpu, 2)
             time.sleep(0.1)
         result.update(workers=workers, redis=bool(opts.redis_url),
                       service_peak_rss_mib=round(sampler.peak_rss / 2**20, 1),
@@ -263,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         wait_until(port_file.exists, 30, "the scripted model server")
         model_url = port_file.read_text()
-        results = [run_service(workers, model_url, opts) for workers in opts.workers]
+        results = [run_service(workers, model_url, model.pid, opts) for workers in opts.workers]
     finally:
         model.terminate()
         model.wait()
@@ -280,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['workers']:>7} {r['requests']:>5} {r['throughput_rps']:>7} {r['p50_ms']:>8} {r['p99_ms']:>8} "
               f"{sum(r['errors'].values()):>7} {r['service_peak_rss_mib']:>12} {r['service_cpu_s']:>6} "
               f"{r['service_cpu_ms_per_request']:>10}")
+        print(f"        CPU elsewhere: scripted model server {r['model_server_cpu_s']} s, "
+              f"load client {r['load_client_cpu_s']} s (same machine, same cores)")
         if r["errors"]:
             print(f"        errors: {r['errors']}")
     print(f"loop overhead (CPU per step, in-process model, {overhead['runs']} runs x 2 steps): "
