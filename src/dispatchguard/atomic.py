@@ -11,6 +11,9 @@ import tempfile
 from pathlib import Path
 
 DEFAULT_MODE = 0o644
+# Bytes of the target's name kept in the temporary name: ".<name>.<8 random>.tmp" must fit in
+# NAME_MAX (255 on the common filesystems) even when the target's own name uses all of it.
+TEMP_NAME_BYTES = 200
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
@@ -25,7 +28,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             mode = DEFAULT_MODE
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    stem = os.fsdecode(os.fsencode(target.name)[:TEMP_NAME_BYTES])
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -99,3 +99,12 @@ def _no_stranded_threads_left():
     deadline = time.monotonic() + 3
     while stranded_threads() and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+@pytest.fixture
+def llm(llm_server):
+    """The JSON-in-text protocol (models without native tools); tests/agent/test_native.py covers
+    native tool calling."""
+    from dispatchguard.agent import OpenAICompatibleLLM
+
+    return OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted", native_tools=False)

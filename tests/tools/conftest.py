@@ -20,7 +20,10 @@ def fresh_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[
         if name.startswith(("DISPATCHGUARD_HTTP_", "DISPATCHGUARD_TOOLS_")):
             monkeypatch.delenv(name)
     http.reset_clients(reset_settings=True)
-    http.configure(backoff_base=0.01, backoff_max=0.02, backoff_jitter=0.01, max_attempts=2)
+    # The test servers listen on 127.0.0.1, which the SSRF guard refuses unless allowed.
+    http.configure(
+        backoff_base=0.01, backoff_max=0.02, backoff_jitter=0.01, max_attempts=2, ssrf_allowlist=("127.0.0.1",)
+    )
     root = tmp_path / "out"
     configure_tools(reset=True, file_root=str(root), cpu_interval=0.01)
     yield root

@@ -126,3 +126,52 @@ def test_default_root_is_relative_to_the_working_directory(tmp_path, monkeypatch
     file_writer("x.txt", "hi")
     assert (tmp_path / "output" / "x.txt").read_text() == "hi"
     assert os.path.isdir(tmp_path / "output")
+
+
+@pytest.mark.parametrize("path", ["a/", "a\\", "reports/2024/", "a/.", "a\\."])
+def test_a_trailing_separator_names_a_directory_not_a_file(fresh_settings, call, path):
+    out = call("file_writer", file_path=path, text="x")
+    assert out["kind"] == "invalid_args" and "ends with a separator" in out["error"] and out["path"] == path
+    assert not fresh_settings.exists() or files_under(fresh_settings) == []
+
+
+@pytest.mark.parametrize("path", ["a\nb.txt", "report\r.md", "tab\there.txt", "esc\x1b[31m.txt", "del\x7f.txt",
+                                  "c1\x85.txt", "dir\n/x.txt", "lone\ud800.txt"])
+def test_control_characters_in_names_are_invalid(fresh_settings, call, path):
+    out = call("file_writer", file_path=path, text="x")
+    assert out["kind"] == "invalid_args" and "not allowed" in out["error"]
+    assert not fresh_settings.exists() or files_under(fresh_settings) == []
+
+
+@pytest.mark.parametrize("size", [242, 250, 255])
+def test_names_up_to_name_max_bytes_are_written(fresh_settings, call, size):
+    name = "n" * (size - 3) + ".md"
+    out = call("file_writer", file_path=f"long/{name}", text="body")
+    assert out == {"path": f"long/{name}", "bytes": 4, "created": True}
+    assert (fresh_settings / "long" / name).read_text() == "body"
+    assert call("file_writer", file_path=f"long/{name}", text="again")["created"] is False
+    assert files_under(fresh_settings) == ["long", f"long/{name}"]  # no temporary file left behind
+
+
+def test_multibyte_names_count_bytes_not_characters(fresh_settings, call):
+    fits = "é" * 127  # 254 bytes
+    assert call("file_writer", file_path=fits, text="x")["path"] == fits
+    out = call("file_writer", file_path="é" * 128, text="x")  # 256 bytes
+    assert out["kind"] == "invalid_args" and "256 bytes, more than the limit of 255" in out["error"]
+
+
+def test_a_name_longer_than_name_max_is_invalid(fresh_settings, call):
+    out = call("file_writer", file_path="d/" + "x" * 256, text="x")
+    assert out["kind"] == "invalid_args" and "more than the limit" in out["error"]
+
+
+def test_a_symlink_loop_is_an_unsafe_path(fresh_settings, call):
+    root = fresh_settings
+    root.mkdir()
+    (root / "a").symlink_to(root / "b")
+    (root / "b").symlink_to(root / "a")
+    (root / "self").symlink_to(root / "self")
+    for path in ("a", "a/x.txt", "self", "self/deeper/x.txt"):
+        out = call("file_writer", file_path=path, text="x")
+        assert out["kind"] == "unsafe_path" and "symlink loop" in out["error"], path
+    assert sorted(p.name for p in root.iterdir()) == ["a", "b", "self"]

@@ -54,7 +54,8 @@ def test_not_configured(call):
 
 def test_http_and_shape_errors(server, endpoint, call):
     server.expect_request("/search", query_string={"q": "down", "format": "json"}).respond_with_data("", status=503)
-    server.expect_request("/search", query_string={"q": "forbidden", "format": "json"}).respond_with_data("", status=403)
+    forbidden = {"q": "forbidden", "format": "json"}
+    server.expect_request("/search", query_string=forbidden).respond_with_data("", status=403)
     server.expect_request("/search", query_string={"q": "list", "format": "json"}).respond_with_json([1, 2])
     server.expect_request("/search", query_string={"q": "html", "format": "json"}).respond_with_data("<html>")
     down = call("web_search", query="down")

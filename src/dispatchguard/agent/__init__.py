@@ -1,4 +1,5 @@
-"""Async tool execution, tool-result summaries, the bounded agent loop and model clients.
+"""Async tool execution, tool-result summaries, the bounded agent loop and model clients
+(OpenAI-compatible and Anthropic, native tool calling or JSON in text).
 
 See ``docs/agent.md``. Everything here is built on the runtime's dispatcher
 (:func:`dispatchguard.dispatch_tool`): validation, JSON text and error objects come from there.
@@ -6,6 +7,7 @@ See ``docs/agent.md``. Everything here is built on the runtime's dispatcher
 
 from __future__ import annotations
 
+from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
 from dispatchguard.agent.execute import (
     CancelToken,
     execute_tool,
@@ -13,11 +15,15 @@ from dispatchguard.agent.execute import (
     stranded_threads,
 )
 from dispatchguard.agent.llm import (
+    AnthropicLLM,
     AsyncLLMClient,
     LLMClient,
     LLMConfigError,
     LLMError,
+    ModelReply,
     OpenAICompatibleLLM,
+    ToolCall,
+    ToolCallingLLM,
 )
 from dispatchguard.agent.loop import (
     LoopResult,
@@ -32,14 +38,19 @@ from dispatchguard.agent.summarize import (
 )
 
 __all__ = [
+    "AnthropicLLM",
     "AsyncLLMClient",
     "CancelToken",
     "LLMClient",
     "LLMConfigError",
     "LLMError",
     "LoopResult",
+    "ModelReply",
     "OpenAICompatibleLLM",
+    "RunCancelled",
     "StepTrace",
+    "ToolCall",
+    "ToolCallingLLM",
     "arun_tool_loop",
     "execute_tool",
     "execute_tools",
@@ -48,4 +59,5 @@ __all__ = [
     "stranded_threads",
     "summarize_tool_result",
     "unregister_summarizer",
+    "until_cancelled",
 ]

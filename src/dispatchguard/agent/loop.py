@@ -1,23 +1,31 @@
-"""The bounded agent loop: the model answers, or asks for one tool call, at most ``max_steps`` times.
+"""The bounded agent loop: the model answers, or asks for tool calls, at most ``max_steps`` times.
 
-Each step sends the conversation to the model. The system prompt lists the tools
-(``render_tool_prompt``) and asks for either a plain-text final answer or exactly one JSON object
-``{"name": ..., "args": {...}}``. Then:
+Each step sends the conversation to the model, in one of two protocols:
+
+- **native tool calling** (a client with ``achat``, see :mod:`dispatchguard.agent.llm`): the tools
+  go as the provider's tool list; a reply may carry several calls, each validated by
+  ``validate_tool_call``; the valid ones run through
+  :func:`~dispatchguard.agent.execute.execute_tools` (parallel-safe ones concurrently) and every
+  call is answered, in call order, by a ``tool`` message carrying its id (``is_error`` when it
+  failed or was invalid);
+- **JSON in text**: the system prompt lists the tools (``render_tool_prompt``) and asks for either
+  a plain-text final answer or exactly one JSON object ``{"name": ..., "args": {...}}``; a reply
+  that starts with ``{`` (optionally in a ```` ``` ```` fence) is a call, also from a native client.
+
+Then:
 
 - **plain text** is the final answer. Tools whose results were used are cited as
   ``[source:<tool>]`` (appended when the model did not cite them itself);
-- a reply that starts with ``{`` (optionally in a ```` ``` ```` fence) is a **tool call**: it is decoded
-  and checked by ``validate_tool_call`` (JSON, shape, tool, arguments). A clarification request
-  (name ``"None"``) ends the loop with its question. A call that is not valid JSON, does not match
-  the ``ToolAction`` schema, names an unknown tool or has invalid arguments gets **exactly one
-  correction request** naming the error; if the next reply is invalid too, the loop stops
+- a clarification request (name ``"None"``) ends the loop with its question. A call that is not
+  valid JSON, does not match the ``ToolAction`` schema, names an unknown tool or has invalid
+  arguments gets **exactly one correction** naming the error (a user message, or for a native call
+  its own error result); if the next reply is invalid too, the loop stops
   (``stop_reason="invalid_output"``);
-- a valid call runs through :func:`~dispatchguard.agent.execute.execute_tool` (timeout,
-  cancellation) and its result is summarised into the history as ``Tool N [name]: summary``;
+- a valid call's result is summarised into the history as ``Tool N [name]: summary``;
 - **the breaker**: when the same call (same tool, same arguments) has failed ``breaker_threshold``
   times (2), the loop stops (``stop_reason="breaker"``) instead of burning steps on it;
-- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every model
-  call and every tool (``stop_reason="cancelled"``);
+- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every tool, and
+  a model call in flight is aborted when it is cancelled (``stop_reason="cancelled"``);
 - after ``max_steps`` model calls without a final answer the loop stops
   (``stop_reason="max_steps"``) and the response lists what the tools returned.
 
@@ -35,13 +43,17 @@ import string
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dispatchguard.agent.execute import CancelToken, execute_tool
-from dispatchguard.agent.llm import acomplete
+from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
+from dispatchguard.agent.execute import CancelToken, execute_tool, execute_tools
+from dispatchguard.agent.llm import LLMError, ModelReply, ToolCall, acomplete, uses_native_tools
 from dispatchguard.agent.summarize import summarize_tool_result
 
-__all__ = ["SYSTEM_INSTRUCTIONS", "LoopResult", "StepTrace", "arun_tool_loop", "run_tool_loop"]
+if TYPE_CHECKING:
+    from dispatchguard.runtime.validation import ValidationResult
+
+__all__ = ["NATIVE_INSTRUCTIONS", "SYSTEM_INSTRUCTIONS", "LoopResult", "StepTrace", "arun_tool_loop", "run_tool_loop"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +61,11 @@ SYSTEM_INSTRUCTIONS = """\
 Answer the user's message. At each step reply with either the final answer, in plain text, or one
 tool call as described below, and nothing else. Tool results come back as lines
 "Tool N [name]: summary". When your answer uses a tool's result, cite it as [source:<tool name>]."""
+
+NATIVE_INSTRUCTIONS = """\
+Answer the user's message. Call the provided tools when you need them (several in one turn when they
+do not depend on each other), then reply with the final answer in plain text. When your answer uses
+a tool's result, cite it as [source:<tool name>]."""
 
 LAST_STEP_NOTICE = "This is the last step: reply with the final answer in plain text, no tool call."
 
@@ -113,6 +130,22 @@ def _correction(error: str) -> str:
     )
 
 
+def _native_check(call: ToolCall, registry: Any) -> ValidationResult:
+    """Validate a native call like a JSON-in-text one; its arguments are JSON text or an object."""
+    from dispatchguard.runtime.validation import ValidationResult, validate_tool_call
+
+    arguments = call.arguments
+    if arguments is None or arguments == "":  # a call without arguments
+        arguments = {}
+    elif isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            return ValidationResult(valid=False, tool_name=call.name or None, kind="invalid_json",
+                                    error=f"the arguments of {call.name!r} are not valid JSON: {exc}")
+    return validate_tool_call({"name": call.name, "args": arguments}, registry)
+
+
 class _Run:
     """The state of one loop run."""
 
@@ -122,19 +155,22 @@ class _Run:
         from dispatchguard.runtime.prompt import render_tool_prompt
 
         self.llm = llm
+        self.native = uses_native_tools(llm)
         self.registry = registry
         self.max_steps = max_steps
         self.cancel = cancel
         self.tool_timeout = tool_timeout
         self.breaker_threshold = breaker_threshold
         self.summary_limit = summary_limit
-        system = f"{SYSTEM_INSTRUCTIONS}\n\n{render_tool_prompt(registry)}"
-        prior: list[Mapping[str, str]] = []
+        # A native model gets the tools as the provider's tool list, not as prompt text.
+        system = NATIVE_INSTRUCTIONS if self.native else \
+            f"{SYSTEM_INSTRUCTIONS}\n\n{render_tool_prompt(registry)}"
+        prior: list[Mapping[str, Any]] = []
         if isinstance(context, str) and context.strip():
             system += f"\n\nContext:\n{context.strip()}"
         elif context and not isinstance(context, str):
             prior = [dict(m) for m in context]
-        self.messages: list[Mapping[str, str]] = [
+        self.messages: list[Mapping[str, Any]] = [
             {"role": "system", "content": system}, *prior, {"role": "user", "content": message}
         ]
         self.trace: list[StepTrace] = []
@@ -152,6 +188,14 @@ class _Run:
             return self.result(f"Cancelled: {self.cancel.reason}", "cancelled")
         return None
 
+    async def ask(self, messages: list[Mapping[str, Any]]) -> ModelReply:
+        if self.native:
+            reply = await until_cancelled(self.llm.achat(messages, self.registry), self.cancel)
+            if not isinstance(reply, ModelReply):
+                raise LLMError(f"achat() returned {type(reply).__name__}, expected ModelReply")
+            return reply
+        return ModelReply(await until_cancelled(acomplete(self.llm, messages), self.cancel))
+
     async def run(self) -> LoopResult:
         pending_error: str | None = None
         for step in range(1, self.max_steps + 1):
@@ -161,12 +205,16 @@ class _Run:
             messages = list(self.messages)
             if step == self.max_steps:
                 messages.append({"role": "user", "content": LAST_STEP_NOTICE})
-            trace = StepTrace(step, sum(len(m.get("content", "")) for m in messages), "answer")
+            trace = StepTrace(step, sum(len(m.get("content") or "") for m in messages), "answer")
             self.trace.append(trace)
             started = time.perf_counter()
             try:
-                reply = await acomplete(self.llm, messages)
-            except Exception as exc:  # noqa: BLE001 - any client failure ends the run, clearly
+                reply = await self.ask(messages)
+            except RunCancelled as cancelled:
+                trace.outcome = "cancelled"
+                trace.duration = trace.llm_duration = time.perf_counter() - started
+                return self.result(f"Cancelled: {cancelled.reason}", "cancelled")
+            except Exception as exc:  # any client failure ends the run, clearly
                 reason = str(exc) or type(exc).__name__
                 log.warning("model call failed at step %d: %s", step, reason)
                 trace.outcome, trace.detail = "llm_error", reason
@@ -178,30 +226,30 @@ class _Run:
                 if stopped:
                     trace.outcome = "cancelled"
                     return stopped
-                if not _is_call(reply):
-                    return self.result(_cite(reply.strip(), self.sources), "answer")
-                outcome = await self.tool_step(reply, trace)
+                if reply.tool_calls:
+                    outcome = await self.native_step(reply, trace)
+                elif _is_call(reply.text):
+                    outcome = await self.text_step(reply.text, trace)
+                else:
+                    return self.result(_cite(reply.text.strip(), self.sources), "answer")
             finally:
                 trace.duration = time.perf_counter() - started
             if isinstance(outcome, LoopResult):
                 return outcome
-            if outcome is not None:  # an invalid call: one correction, then stop
-                if pending_error is not None:
-                    return self.result(
-                        "Stopped: the model's reply was not a usable answer or tool call twice in "
-                        f"a row. Last error: {outcome}",
-                        "invalid_output",
-                    )
-                self.messages += [{"role": "assistant", "content": reply},
-                                  {"role": "user", "content": _correction(outcome)}]
+            if outcome is not None and pending_error is not None:  # one correction, then stop
+                return self.result(
+                    "Stopped: the model's reply was not a usable answer or tool call twice in "
+                    f"a row. Last error: {outcome}",
+                    "invalid_output",
+                )
             pending_error = outcome
         response = f"I could not finish within {self.max_steps} steps."
         if self.history:
             response += "\n\nWhat the tools returned:\n" + "\n".join(self.history)
         return self.result(_cite(response, self.sources), "max_steps")
 
-    async def tool_step(self, reply: str, trace: StepTrace) -> LoopResult | str | None:
-        """Validate and run one call: a final result, an error to correct, or ``None`` to go on."""
+    async def text_step(self, reply: str, trace: StepTrace) -> LoopResult | str | None:
+        """Validate and run one JSON-in-text call: a final result, an error to correct, or ``None``."""
         from dispatchguard.runtime.validation import validate_tool_call
 
         check = validate_tool_call(reply, self.registry)  # JSON, shape, tool, arguments
@@ -211,6 +259,8 @@ class _Run:
             return self.result(check.question or "", "clarification")
         if not check.valid:
             trace.outcome, trace.detail = "invalid", check.error
+            self.messages += [{"role": "assistant", "content": reply},
+                              {"role": "user", "content": _correction(str(check.error))}]
             return str(check.error)
 
         name = check.tool_name
@@ -223,22 +273,77 @@ class _Run:
         if stopped:  # the result (if the tool ran) is dropped
             trace.outcome, trace.detail = "cancelled", result
             return stopped
-        kind = _error_kind(result)
-        if name not in self.tools_used:
-            self.tools_used.append(name)
-        summary = summarize_tool_result(name, result, limit=self.summary_limit)
-        self.history.append(f"Tool {len(self.history) + 1} [{name}]: {summary}")
+        summary, failed = self.record(name, result)
         self.messages += [
             {"role": "assistant", "content": json.dumps(call, ensure_ascii=False)},
             {"role": "user", "content": self.history[-1]},
         ]
-        if kind is None:
-            trace.outcome = "tool"
-            if name not in self.sources:
-                self.sources.append(name)
-            return None
-        trace.outcome, trace.detail = "tool_error", summary
-        key = (name, json.dumps(check.args, sort_keys=True))
+        trace.outcome = "tool_error" if failed else "tool"
+        if failed:
+            trace.detail = summary
+            return self.breaker(name, check.args, summary)
+        return None
+
+    async def native_step(self, reply: ModelReply, trace: StepTrace) -> LoopResult | str | None:
+        """Validate a turn's native calls, run the valid ones (parallel-safe ones concurrently) and
+        answer every call, in call order, with a tool message carrying its id."""
+        checks = [_native_check(call, self.registry) for call in reply.tool_calls]
+        for check in checks:
+            if check.kind == "clarification":
+                trace.outcome = "clarification"
+                return self.result(check.question or "", "clarification")
+        valid = [check for check in checks if check.valid]
+        trace.tool = ",".join(str(check.tool_name) for check in valid) or None
+        started = time.perf_counter()
+        results = iter(await execute_tools(
+            [{"name": check.tool_name, "args": check.args} for check in valid],
+            registry=self.registry, timeout=self.tool_timeout, cancel=self.cancel,
+        ))
+        trace.tool_duration = time.perf_counter() - started
+        stopped = self.cancelled()
+        if stopped:  # the results (of tools that ran) are dropped
+            trace.outcome = "cancelled"
+            return stopped
+        self.messages.append({"role": "assistant", "content": reply.text,
+                              "tool_calls": list(reply.tool_calls)})
+        errors: list[str] = []
+        tripped: LoopResult | None = None
+        trace.outcome = "tool"
+        for call, check in zip(reply.tool_calls, checks, strict=True):
+            if not check.valid:
+                errors.append(str(check.error))
+                content = f"Invalid call, not run: {check.error}"
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                      "content": content, "is_error": True})
+                continue
+            name = str(check.tool_name)
+            summary, failed = self.record(name, next(results))
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                  "content": summary, "is_error": failed})
+            if failed:
+                trace.outcome, trace.detail = "tool_error", summary
+                tripped = tripped or self.breaker(name, check.args, summary)
+        if tripped is not None:
+            return tripped
+        if errors:
+            trace.outcome, trace.detail = "invalid", "; ".join(errors)
+            return trace.detail
+        return None
+
+    def record(self, name: str, result: str) -> tuple[str, bool]:
+        """Add a tool result to the history: its summary, and whether it is an error object."""
+        failed = _error_kind(result) is not None
+        if name not in self.tools_used:
+            self.tools_used.append(name)
+        if not failed and name not in self.sources:
+            self.sources.append(name)
+        summary = summarize_tool_result(name, result, limit=self.summary_limit)
+        self.history.append(f"Tool {len(self.history) + 1} [{name}]: {summary}")
+        return summary, failed
+
+    def breaker(self, name: str, args: Mapping[str, Any], summary: str) -> LoopResult | None:
+        """Count a failed call; the result that stops the run once the same call failed too often."""
+        key = (name, json.dumps(args, sort_keys=True))
         self.failures[key] = self.failures.get(key, 0) + 1
         if self.failures[key] >= self.breaker_threshold:
             return self.result(

@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "rule": "dispatchguard.cli.rule",
     "coverage": "dispatchguard.cli.coverage",
     "serve": "dispatchguard.cli.serve",
+    "rag": "dispatchguard.cli.rag",
 }
 
 

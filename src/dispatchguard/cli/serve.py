@@ -1,59 +1,70 @@
 """Serve the /chat agent service over HTTP (needs the extra: pip install 'dispatchguard[server]').
 
-The model server is any OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama, hosted): --base-url
-and --model, or DISPATCHGUARD_LLM_BASE_URL and DISPATCHGUARD_LLM_MODEL; the API key, if one is
-needed, only from DISPATCHGUARD_LLM_API_KEY (or OPENAI_API_KEY), never on the command line.
+The model server is any OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama, hosted) or Anthropic's
+Messages API (--provider anthropic): --base-url and --model, or DISPATCHGUARD_LLM_BASE_URL and
+DISPATCHGUARD_LLM_MODEL; the API key, if one is needed, only from DISPATCHGUARD_LLM_API_KEY (or
+OPENAI_API_KEY / ANTHROPIC_API_KEY), never on the command line. With --workers N, set
+DISPATCHGUARD_REDIS_URL so that request ids and cancels are shared by the workers.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import os
 import sys
-from typing import Any
+
+from dispatchguard.server.factory import DEFAULT_REGISTRY, SETTINGS_ENV
 
 HELP = "serve the /chat agent service (needs dispatchguard[server])"
 
-DEFAULT_REGISTRY = "dispatchguard.runtime:TOOL_REGISTRY"
+FACTORY = "dispatchguard.server.factory:app_from_environment"
+
+
+def _positive(kind: type) -> object:
+    def parse(text: str) -> object:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+
+    return parse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    parser.add_argument("--workers", type=_positive(int), default=1,
+                        help="worker processes (default: 1); share their state with DISPATCHGUARD_REDIS_URL")
+    parser.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
+                        help="model API: OpenAI-compatible /chat/completions or Anthropic /v1/messages")
     parser.add_argument("--base-url", help="model server URL, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--model", help="model name sent to the model server")
+    parser.add_argument("--text-tools", action="store_true",
+                        help="tool calls as JSON in the reply's text, for models without native tool calling")
     parser.add_argument(
         "--registry", default=DEFAULT_REGISTRY, metavar="MODULE:NAME",
         help="the ToolRegistry offered to the model, e.g. dispatchguard.tools:REFERENCE_TOOLS "
         "(default: %(default)s)",
     )
     parser.add_argument("--no-tools", action="store_true", help="answer every mode directly")
-    parser.add_argument("--max-steps", type=int, default=5, help="agent loop steps (default: 5)")
+    parser.add_argument("--max-steps", type=_positive(int), default=5, help="agent loop steps (default: 5)")
     parser.add_argument(
-        "--tool-timeout", type=float, default=12.0, help="seconds per tool call (default: 12)"
+        "--tool-timeout", type=_positive(float), default=12.0, help="seconds per tool call (default: 12)"
     )
+    parser.add_argument("--model-timeout", type=_positive(float), default=120.0,
+                        help="seconds per model request (default: 120)")
+    parser.add_argument("--request-timeout", type=_positive(float), default=None,
+                        help="deadline of a whole /chat request in seconds, answered 504 (default: none)")
     parser.add_argument(
-        "--max-body-bytes", type=int, default=64 * 1024,
+        "--max-body-bytes", type=_positive(int), default=64 * 1024,
         help="largest accepted request body (default: %(default)s)",
     )
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
-
-
-def load_registry(spec: str) -> Any:
-    """Import ``module:attribute`` and return it; ValueError with a clear message otherwise."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError(f"--registry must look like module:attribute, got {spec!r}")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"--registry {spec}: cannot import {module_name!r} ({exc})") from None
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise ValueError(f"--registry {spec}: {module_name!r} has no attribute {attribute!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,18 +78,27 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from dispatchguard.agent.llm import LLMConfigError, OpenAICompatibleLLM
-    from dispatchguard.server import create_app
+    from dispatchguard.server.factory import ServeSettings, build_app
 
+    settings = ServeSettings(
+        provider=args.provider, base_url=args.base_url, model=args.model,
+        native_tools=not args.text_tools, model_timeout=args.model_timeout,
+        request_timeout=args.request_timeout, registry=args.registry, allow_tools=not args.no_tools,
+        max_steps=args.max_steps, tool_timeout=args.tool_timeout, max_body_bytes=args.max_body_bytes,
+    )
     try:
-        registry = load_registry(args.registry)
-        llm = OpenAICompatibleLLM(base_url=args.base_url, model=args.model)
-        app = create_app(
-            registry, llm, max_steps=args.max_steps, tool_timeout=args.tool_timeout,
-            allow_tools=not args.no_tools, max_body_bytes=args.max_body_bytes,
-        )
-    except (ValueError, LLMConfigError) as exc:
+        app = build_app(settings)  # also checks the settings before any worker starts
+    except ValueError as exc:
         print(f"dispatchguard serve: {exc}", file=sys.stderr)
         return 2
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    if args.workers == 1:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        return 0
+    if not os.environ.get("DISPATCHGUARD_REDIS_URL"):
+        print("dispatchguard serve: warning: --workers without DISPATCHGUARD_REDIS_URL: each worker "
+              "keeps its own request ids, so a cancel reaches the run only when it lands on the same worker",
+              file=sys.stderr)
+    os.environ[SETTINGS_ENV] = settings.to_json()
+    uvicorn.run(FACTORY, factory=True, workers=args.workers, host=args.host, port=args.port,
+                log_level=args.log_level)
     return 0

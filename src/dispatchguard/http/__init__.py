@@ -12,6 +12,7 @@ from .clients import (
     ATTEMPTS_EXTENSION,
     aclose_clients,
     aclose_loop_client,
+    address_guard,
     aget_json,
     arequest,
     configure,
@@ -31,6 +32,7 @@ from .errors import (
     InvalidJsonResponse,
     ResponseTooLarge,
 )
+from .guard import AddressGuard, BlockedURL
 from .requests_compat import requests_session
 from .retry import IDEMPOTENT_METHODS, RETRY_STATUSES, parse_retry_after
 from .settings import HttpSettings, settings_from_env
@@ -39,6 +41,8 @@ __all__ = [
     "ATTEMPTS_EXTENSION",
     "IDEMPOTENT_METHODS",
     "RETRY_STATUSES",
+    "AddressGuard",
+    "BlockedURL",
     "HttpError",
     "HttpSettings",
     "HttpStatusError",
@@ -51,6 +55,7 @@ __all__ = [
     "TTLCache",
     "aclose_clients",
     "aclose_loop_client",
+    "address_guard",
     "aget_json",
     "arequest",
     "cache_key",

@@ -6,7 +6,10 @@ recently used entries first; expired entries are dropped when met and before any
 
 :class:`TTLCache` adds single-flight fetching on top of a store: while one thread (or one asyncio
 task of a given event loop) fetches a key, the others asking for the same key wait for its result
-instead of sending the same request again.
+instead of sending the same request again. With a store that also offers fetch locks shared by
+processes (:class:`SharedLocks`, e.g. :class:`~dispatchguard.http.redis_cache.RedisCache`), the one
+leader of each process first takes the key's shared lock: one process fetches, the others poll the
+store for its value until the lock is gone (then, if no value came, one of them fetches).
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["CacheStore", "MemoryCache", "SQLiteCache", "TTLCache", "cache_key"]
+__all__ = ["CacheStore", "MemoryCache", "SQLiteCache", "SharedLocks", "TTLCache", "cache_key"]
+
+# How often a process waiting on another process's fetch looks for the value.
+SHARED_POLL_SECONDS = 0.02
 
 
 def cache_key(method: str, url: str, params: Any = None, headers: Mapping[str, str] | None = None) -> str:
@@ -42,6 +48,15 @@ class CacheStore(Protocol):
     def set(self, key: str, value: bytes, ttl: float) -> None: ...
     def clear(self) -> None: ...
     def __len__(self) -> int: ...
+
+
+@runtime_checkable
+class SharedLocks(Protocol):
+    """A store whose fetch locks are shared with other processes (and expire if the holder dies)."""
+
+    def try_lock(self, key: str, seconds: float) -> str | None: ...
+    def unlock(self, key: str, token: str) -> None: ...
+    def is_locked(self, key: str) -> bool: ...
 
 
 class MemoryCache:
@@ -105,7 +120,9 @@ class SQLiteCache:
     One connection guarded by a lock; WAL mode so other processes can read while one writes.
     """
 
-    def __init__(self, path: str | os.PathLike[str], max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], max_entries: int = 1024, max_bytes: int = 32 * 1024 * 1024
+    ) -> None:
         self.path = os.fspath(path)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
@@ -195,8 +212,10 @@ class _Flight:
 class TTLCache:
     """A store plus single-flight fetching, for threads and for asyncio tasks."""
 
-    def __init__(self, store: CacheStore) -> None:
+    def __init__(self, store: CacheStore, *, lock_seconds: float = 60.0) -> None:
+        """``lock_seconds``: how long a shared fetch lock may be held (a fetch should end sooner)."""
         self.store = store
+        self.lock_seconds = lock_seconds
         self._lock = threading.Lock()
         self._flights: dict[str, _Flight] = {}
         self._async_flights: dict[tuple[int, str], asyncio.Future[bytes]] = {}
@@ -226,10 +245,61 @@ class TTLCache:
             if isinstance(flight.error, Exception):
                 raise flight.error
 
+    def _fetch_shared(self, key: str, fetch: Callable[[], bytes], ttl: float) -> bytes:
+        """``fetch()`` under the store's cross-process lock, or the value another process fetched."""
+        store = self.store
+        assert isinstance(store, SharedLocks)
+        while True:
+            token = store.try_lock(key, self.lock_seconds)
+            if token is not None:
+                try:
+                    value = self.store.get(key)  # filled while we were taking the lock?
+                    if value is None:
+                        value = fetch()
+                        self.store.set(key, value, ttl)
+                    return value
+                finally:
+                    store.unlock(key, token)
+            while store.is_locked(key):
+                value = self.store.get(key)
+                if value is not None:
+                    return value
+                time.sleep(SHARED_POLL_SECONDS)
+            value = self.store.get(key)
+            if value is not None:
+                return value
+            # the other process failed (its errors are its own) or died: try to fetch here
+
+    async def _afetch_shared(self, key: str, fetch: Callable[[], Awaitable[bytes]], ttl: float) -> bytes:
+        store = self.store
+        assert isinstance(store, SharedLocks)
+        while True:
+            token = store.try_lock(key, self.lock_seconds)
+            if token is not None:
+                try:
+                    value = self.store.get(key)
+                    if value is None:
+                        value = await fetch()
+                        self.store.set(key, value, ttl)
+                    return value
+                finally:
+                    store.unlock(key, token)
+            while store.is_locked(key):
+                value = self.store.get(key)
+                if value is not None:
+                    return value
+                await asyncio.sleep(SHARED_POLL_SECONDS)
+            value = self.store.get(key)
+            if value is not None:
+                return value
+
     def _lead(self, key: str, flight: _Flight, fetch: Callable[[], bytes], ttl: float) -> bytes:
         try:
-            value = fetch()
-            self.store.set(key, value, ttl)
+            if isinstance(self.store, SharedLocks):
+                value = self._fetch_shared(key, fetch, ttl)
+            else:
+                value = fetch()
+                self.store.set(key, value, ttl)
             flight.value = value
             return value
         except BaseException as exc:
@@ -261,8 +331,11 @@ class TTLCache:
                         continue
                     raise
             try:
-                value = await fetch()
-                self.store.set(key, value, ttl)
+                if isinstance(self.store, SharedLocks):
+                    value = await self._afetch_shared(key, fetch, ttl)
+                else:
+                    value = await fetch()
+                    self.store.set(key, value, ttl)
                 future.set_result(value)
                 return value
             except asyncio.CancelledError:

@@ -13,14 +13,17 @@ import asyncio
 import atexit
 import json
 import threading
+import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
-from .cache import MemoryCache, SQLiteCache, TTLCache, cache_key
-from .errors import HttpError, InvalidJsonResponse, ResponseTooLarge
+from .cache import CacheStore, MemoryCache, SQLiteCache, TTLCache, cache_key
+from .deadline import bounded_transport, deadline_scope
+from .errors import HttpError, HttpTimeoutError, InvalidJsonResponse, ResponseTooLarge
+from .guard import DEADLINE_EXTENSION, GUARD_EXTENSION, AddressGuard, AsyncGuardedTransport, GuardedTransport
 from .retry import (
     IDEMPOTENT_METHODS,
     async_retrying,
@@ -33,6 +36,7 @@ from .settings import HttpSettings, settings_from_env
 __all__ = [
     "aclose_clients",
     "aclose_loop_client",
+    "address_guard",
     "aget_json",
     "arequest",
     "configure",
@@ -55,6 +59,8 @@ _unbound_async_client: httpx.AsyncClient | None = None
 _async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 # One started guard generator per loop client (held here: the loop itself keeps only weak refs).
 _loop_guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+# ... and the task that started it (the loop keeps only weak references to its tasks too).
+_loop_guard_starts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _cache: TTLCache | None = None
 
 
@@ -80,6 +86,18 @@ def configure(**overrides: Any) -> HttpSettings:
         return new
 
 
+def _transport_kwargs(settings: HttpSettings) -> dict[str, Any]:
+    return {
+        "limits": httpx.Limits(
+            max_connections=settings.max_connections,
+            max_keepalive_connections=settings.max_keepalive_connections,
+            keepalive_expiry=settings.keepalive_expiry,
+        ),
+        "http1": True,
+        "http2": False,
+    }
+
+
 def _client_kwargs(settings: HttpSettings) -> dict[str, Any]:
     return {
         "timeout": httpx.Timeout(
@@ -88,16 +106,19 @@ def _client_kwargs(settings: HttpSettings) -> dict[str, Any]:
             write=settings.write_timeout,
             pool=settings.pool_timeout,
         ),
-        "limits": httpx.Limits(
-            max_connections=settings.max_connections,
-            max_keepalive_connections=settings.max_keepalive_connections,
-            keepalive_expiry=settings.keepalive_expiry,
-        ),
         "headers": {"User-Agent": settings.user_agent},
         "follow_redirects": settings.follow_redirects,
-        "http1": True,
-        "http2": False,
     }
+
+
+def _new_client(settings: HttpSettings) -> httpx.Client:
+    transport = GuardedTransport(bounded_transport(**_transport_kwargs(settings)))
+    return httpx.Client(transport=transport, **_client_kwargs(settings))
+
+
+def _new_async_client(settings: HttpSettings) -> httpx.AsyncClient:
+    transport = AsyncGuardedTransport(httpx.AsyncHTTPTransport(**_transport_kwargs(settings)))
+    return httpx.AsyncClient(transport=transport, **_client_kwargs(settings))
 
 
 def get_client() -> httpx.Client:
@@ -107,7 +128,7 @@ def get_client() -> httpx.Client:
     if client is None or client.is_closed:
         with _lock:
             if _client is None or _client.is_closed:
-                _client = httpx.Client(**_client_kwargs(get_settings()))
+                _client = _new_client(get_settings())
             client = _client
     return client
 
@@ -125,13 +146,13 @@ def get_async_client() -> httpx.AsyncClient:
     with _lock:
         if loop is None:
             if _unbound_async_client is None or _unbound_async_client.is_closed:
-                _unbound_async_client = httpx.AsyncClient(**_client_kwargs(get_settings()))
+                _unbound_async_client = _new_async_client(get_settings())
             return _unbound_async_client
         client = _async_clients.get(loop)
         if client is None or client.is_closed:
             client, _unbound_async_client = _unbound_async_client, None
             if client is None or client.is_closed:
-                client = httpx.AsyncClient(**_client_kwargs(get_settings()))
+                client = _new_async_client(get_settings())
             _async_clients[loop] = client
             _close_at_loop_shutdown(loop, client)
         return client
@@ -152,22 +173,28 @@ def _close_at_loop_shutdown(loop: asyncio.AbstractEventLoop, client: httpx.Async
     the pooled connections die with the loop (ResourceWarning: unclosed transport)."""
     guard = _closing_guard(client)
     _loop_guards[loop] = guard
-    asyncio.ensure_future(guard.__anext__(), loop=loop)
+    _loop_guard_starts[loop] = asyncio.ensure_future(guard.__anext__(), loop=loop)
 
 
 def get_cache() -> TTLCache:
-    """The shared response cache: SQLite when ``cache_path`` is set, memory otherwise."""
+    """The shared response cache: Redis when ``cache_redis_url`` (or ``DISPATCHGUARD_REDIS_URL``) is
+    set, else SQLite when ``cache_path`` is set, memory otherwise."""
     global _cache
     if _cache is None:
         with _lock:
             if _cache is None:
                 s = get_settings()
-                store = (
-                    SQLiteCache(s.cache_path, s.cache_max_entries, s.cache_max_bytes)
-                    if s.cache_path
-                    else MemoryCache(s.cache_max_entries, s.cache_max_bytes)
-                )
-                _cache = TTLCache(store)
+                store: CacheStore
+                if s.cache_redis_url:
+                    from .redis_cache import RedisCache  # needs the redis extra
+
+                    store = RedisCache(s.cache_redis_url, max_bytes=s.cache_max_bytes)
+                elif s.cache_path:
+                    store = SQLiteCache(s.cache_path, s.cache_max_entries, s.cache_max_bytes)
+                else:
+                    store = MemoryCache(s.cache_max_entries, s.cache_max_bytes)
+                # a fetch ends within max_total_time; the margin covers storing its value
+                _cache = TTLCache(store, lock_seconds=s.max_total_time + 5.0)
     return _cache
 
 
@@ -194,7 +221,7 @@ def reset_clients(*, reset_settings: bool = False) -> None:
             _close_async_client(loop, client)
         if _unbound_async_client is not None:
             _close_async_client(None, _unbound_async_client)
-        if _cache is not None and isinstance(_cache.store, SQLiteCache):
+        if _cache is not None and hasattr(_cache.store, "close"):
             _cache.store.close()
         _client, _unbound_async_client, _cache = None, None, None
         _async_clients.clear()
@@ -255,36 +282,81 @@ def _finish(method: str, url: str, response: httpx.Response, raise_for_status: b
     return response
 
 
-def _send_once(client: httpx.Client, method: str, url: str, limit: int, raise_for_status: bool, kw: dict[str, Any]) -> httpx.Response:
+class _Call:
+    """What every attempt of one call shares: the body limit and the call's deadline."""
+
+    __slots__ = ("budget", "deadline", "limit", "method", "raise_for_status", "url")
+
+    def __init__(self, method: str, url: str, limit: int, raise_for_status: bool, budget: float) -> None:
+        self.method, self.url, self.limit, self.raise_for_status = method, url, limit, raise_for_status
+        self.budget = budget
+        self.deadline = time.monotonic() + budget
+
+    def expired(self) -> HttpTimeoutError:
+        return HttpTimeoutError(
+            f"the total time limit of {self.budget:g}s (max_total_time) ran out", url=self.url, method=self.method
+        )
+
+    def remaining(self) -> float:
+        """Seconds left; HttpTimeoutError (not retried) once the call's time is spent."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self.expired()
+        return left
+
+    def extend(self, kw: dict[str, Any], guard: AddressGuard | None) -> dict[str, Any]:
+        extensions = {**(kw.get("extensions") or {}), DEADLINE_EXTENSION: self.deadline}
+        if guard is not None:
+            extensions[GUARD_EXTENSION] = guard
+        return {**kw, "extensions": extensions}
+
+    def add_chunk(self, chunks: list[bytes], size: int, chunk: bytes, response: httpx.Response) -> int:
+        size += len(chunk)
+        if size > self.limit:
+            raise _too_large(self.method, self.url, response, self.limit)
+        chunks.append(chunk)
+        self.remaining()  # a body that trickles in must not outlive the deadline
+        return size
+
+
+def _send_once(client: httpx.Client, call: _Call, kw: dict[str, Any]) -> httpx.Response:
+    method, url = call.method, call.url
+    call.remaining()
     try:
         with client.stream(method, url, **kw) as response:
-            _check_declared_size(method, url, response, limit)
-            chunks, size = [], 0
+            _check_declared_size(method, url, response, call.limit)
+            chunks: list[bytes] = []
+            size = 0
             for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise _too_large(method, url, response, limit)
-                chunks.append(chunk)
+                size = call.add_chunk(chunks, size, chunk, response)
             response._content = b"".join(chunks)  # what Response.read() does, with a bound
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        if time.monotonic() >= call.deadline:  # the socket gave up because the call's time ran out
+            raise call.expired() from exc
         raise classify_exception(method, url, exc) from exc
-    return _finish(method, url, response, raise_for_status)
+    return _finish(method, url, response, call.raise_for_status)
 
 
-async def _asend_once(client: httpx.AsyncClient, method: str, url: str, limit: int, raise_for_status: bool, kw: dict[str, Any]) -> httpx.Response:
+async def _asend_body(client: httpx.AsyncClient, call: _Call, kw: dict[str, Any]) -> httpx.Response:
+    method, url = call.method, call.url
     try:
         async with client.stream(method, url, **kw) as response:
-            _check_declared_size(method, url, response, limit)
-            chunks, size = [], 0
+            _check_declared_size(method, url, response, call.limit)
+            chunks: list[bytes] = []
+            size = 0
             async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise _too_large(method, url, response, limit)
-                chunks.append(chunk)
+                size = call.add_chunk(chunks, size, chunk, response)
             response._content = b"".join(chunks)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise classify_exception(method, url, exc) from exc
-    return _finish(method, url, response, raise_for_status)
+    return _finish(method, url, response, call.raise_for_status)
+
+
+async def _asend_once(client: httpx.AsyncClient, call: _Call, kw: dict[str, Any]) -> httpx.Response:
+    try:
+        return await asyncio.wait_for(_asend_body(client, call, kw), call.remaining())
+    except asyncio.TimeoutError:
+        raise call.expired() from None
 
 
 def _give_up(error: HttpError, attempts: int, raise_for_status: bool) -> httpx.Response:
@@ -300,6 +372,17 @@ def _may_retry(method: str, retry_non_idempotent: bool) -> bool:
     return retry_non_idempotent or method in IDEMPOTENT_METHODS
 
 
+def _call(method: str, url: str, max_bytes: int | None, raise_for_status: bool, settings: HttpSettings) -> _Call:
+    limit = settings.max_response_bytes if max_bytes is None else max_bytes
+    return _Call(method, url, limit, raise_for_status, settings.max_total_time)
+
+
+def address_guard(*also_allow: str) -> AddressGuard:
+    """The SSRF guard of the current settings: public addresses, ``ssrf_allowlist``, and ``also_allow``
+    (host names, addresses or networks the caller trusts, e.g. a configured endpoint's host)."""
+    return AddressGuard.from_allowlist((*get_settings().ssrf_allowlist, *also_allow))
+
+
 def request(
     method: str,
     url: str,
@@ -307,27 +390,32 @@ def request(
     retry_non_idempotent: bool = False,
     raise_for_status: bool = True,
     max_bytes: int | None = None,
+    guard: AddressGuard | None = None,
     **kw: Any,
 ) -> httpx.Response:
     """Send a request through the shared client under the retry policy.
 
     ``kw`` goes to :meth:`httpx.Client.stream` (``params``, ``json``, ``headers``, ``timeout``...).
     Returns the response with its body read (at most ``max_bytes``, default ``max_response_bytes``,
-    after decompression; beyond that :class:`ResponseTooLarge`, never retried). Raises an
-    :class:`HttpError` subclass on failure; with ``raise_for_status=False`` an error status that is
-    not retried (or whose retries ran out) is returned instead of raised.
+    after decompression; beyond that :class:`ResponseTooLarge`, never retried). The whole call,
+    retries and a body that trickles in included, ends by ``max_total_time``. With a ``guard``
+    (:func:`address_guard`) every hop, redirects included, must reach an address it allows, else
+    :class:`BlockedURL`. Raises an :class:`HttpError` subclass on failure;
+    with ``raise_for_status=False`` an error status that is not retried (or whose retries ran out)
+    is returned instead of raised.
     """
     method = method.upper()
     url = str(url)
     settings = get_settings()
     client = get_client()
-    limit = settings.max_response_bytes if max_bytes is None else max_bytes
+    call = _call(method, url, max_bytes, raise_for_status, settings)
+    kw = call.extend(kw, guard)
     attempts = 0
     try:
         for attempt in retrying(settings, allow_retry=_may_retry(method, retry_non_idempotent)):
-            with attempt:
+            with attempt, deadline_scope(call.deadline):
                 attempts = attempt.retry_state.attempt_number
-                response = _send_once(client, method, url, limit, raise_for_status, kw)
+                response = _send_once(client, call, kw)
                 response.extensions[ATTEMPTS_EXTENSION] = attempts
                 return response
     except HttpError as error:
@@ -342,6 +430,7 @@ async def arequest(
     retry_non_idempotent: bool = False,
     raise_for_status: bool = True,
     max_bytes: int | None = None,
+    guard: AddressGuard | None = None,
     **kw: Any,
 ) -> httpx.Response:
     """The async twin of :func:`request`, on the running loop's shared client."""
@@ -349,13 +438,14 @@ async def arequest(
     url = str(url)
     settings = get_settings()
     client = get_async_client()
-    limit = settings.max_response_bytes if max_bytes is None else max_bytes
+    call = _call(method, url, max_bytes, raise_for_status, settings)
+    kw = call.extend(kw, guard)
     attempts = 0
     try:
         async for attempt in async_retrying(settings, allow_retry=_may_retry(method, retry_non_idempotent)):
             with attempt:
                 attempts = attempt.retry_state.attempt_number
-                response = await _asend_once(client, method, url, limit, raise_for_status, kw)
+                response = await _asend_once(client, call, kw)
                 response.extensions[ATTEMPTS_EXTENSION] = attempts
                 return response
     except HttpError as error:
@@ -381,6 +471,15 @@ def _cache_ttl(ttl: float | None, cache: bool) -> float:
     return get_settings().cache_ttl if ttl is None else ttl
 
 
+def _json_cache_key(url: str, params: Any, kw: dict[str, Any]) -> str:
+    """Guarded and unguarded fetches never share an entry: a body fetched without the guard (or with
+    a wider allow-list) must not answer a guarded call."""
+    guard = kw.get("guard")
+    if guard is not None:
+        params = {"params": params, "guard": list(guard.allow)}
+    return cache_key("GET", url, params, kw.get("headers"))
+
+
 def get_json(url: str, *, params: Any = None, ttl: float | None = None, cache: bool = True, **kw: Any) -> Any:
     """GET ``url`` and decode its JSON body, through the TTL cache (identical concurrent calls collapse).
 
@@ -397,7 +496,7 @@ def get_json(url: str, *, params: Any = None, ttl: float | None = None, cache: b
         _decode_json(url, response)  # never cache a body that is not JSON
         return response.content
 
-    body = get_cache().get_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    body = get_cache().get_or_fetch(_json_cache_key(url, params, kw), fetch, ttl)
     return json.loads(body)
 
 
@@ -413,5 +512,5 @@ async def aget_json(url: str, *, params: Any = None, ttl: float | None = None, c
         _decode_json(url, response)
         return response.content
 
-    body = await get_cache().aget_or_fetch(cache_key("GET", url, params, kw.get("headers")), fetch, ttl)
+    body = await get_cache().aget_or_fetch(_json_cache_key(url, params, kw), fetch, ttl)
     return json.loads(body)

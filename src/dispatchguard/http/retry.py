@@ -96,9 +96,9 @@ def _is_retryable(exc: BaseException) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _policy_kwargs(settings: HttpSettings, allow_retry: bool) -> dict[str, Any]:
-    backoff = tenacity.wait_exponential(multiplier=settings.backoff_base, max=settings.backoff_max) + tenacity.wait_random(
-        0, settings.backoff_jitter
-    )
+    backoff = tenacity.wait_exponential(
+        multiplier=settings.backoff_base, max=settings.backoff_max
+    ) + tenacity.wait_random(0, settings.backoff_jitter)
 
     def wait(state: tenacity.RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None

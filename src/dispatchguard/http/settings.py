@@ -18,6 +18,7 @@ from typing import TypeVar
 from dispatchguard import __version__
 
 ENV_PREFIX = "DISPATCHGUARD_HTTP_"
+REDIS_URL_VARIABLE = "DISPATCHGUARD_REDIS_URL"
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ class HttpSettings:
     cache_max_entries: int = 1024
     cache_max_bytes: int = 32 * 1024 * 1024
     cache_path: str | None = None
+    # Redis URL for a cache shared by processes and hosts (single-flight across them); when set it
+    # wins over cache_path. DISPATCHGUARD_REDIS_URL is read as well (see settings_from_env).
+    cache_redis_url: str | None = None
+    # Requests made with block_private=True (the reference tools) may still reach these private
+    # hosts: host names, addresses or CIDR networks, e.g. "127.0.0.1,10.0.0.0/8,searx.internal".
+    ssrf_allowlist: tuple[str, ...] = ()
 
     def replace(self, **overrides: object) -> HttpSettings:
         unknown = set(overrides) - {f.name for f in fields(self)}
@@ -99,5 +106,11 @@ def dataclass_from_env(cls: type[T], prefix: str, environ: Mapping[str, str] | N
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> HttpSettings:
-    """Defaults overridden by every ``DISPATCHGUARD_HTTP_*`` variable present."""
-    return dataclass_from_env(HttpSettings, ENV_PREFIX, environ)
+    """Defaults overridden by every ``DISPATCHGUARD_HTTP_*`` variable present; the service-wide
+    ``DISPATCHGUARD_REDIS_URL`` also selects the Redis cache unless ``..._HTTP_CACHE_REDIS_URL`` is set."""
+    environ = os.environ if environ is None else environ
+    settings = dataclass_from_env(HttpSettings, ENV_PREFIX, environ)
+    shared_redis = environ.get(REDIS_URL_VARIABLE, "").strip()
+    if settings.cache_redis_url is None and shared_redis:
+        settings = settings.replace(cache_redis_url=shared_redis)
+    return settings

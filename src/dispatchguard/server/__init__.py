@@ -1,9 +1,47 @@
 """The optional ``/chat`` service: ``create_app()`` builds the FastAPI app (needs the ``server`` extra).
 
 Run it with ``dispatchguard serve`` or any ASGI server (``uvicorn --factory
-dispatchguard.server:create_app``).
+dispatchguard.server.factory:app_from_environment``). Request state is per process, or shared
+through Redis when ``DISPATCHGUARD_REDIS_URL`` is set (:mod:`dispatchguard.server.state`).
+
+The names below are loaded on first use (PEP 562), so that importing a submodule, as the
+``dispatchguard`` command does for ``serve``'s options, loads neither FastAPI nor pydantic.
 """
 
-from dispatchguard.server.app import AGENT_MODES, BodySizeLimit, create_app
+from __future__ import annotations
 
-__all__ = ["AGENT_MODES", "BodySizeLimit", "create_app"]
+import importlib
+from typing import Any
+
+__all__ = [
+    "AGENT_MODES",
+    "BodySizeLimit",
+    "LocalRequestState",
+    "RedisRequestState",
+    "RequestState",
+    "StateUnavailable",
+    "create_app",
+]
+
+_HOMES = {
+    "AGENT_MODES": "dispatchguard.server.app",
+    "BodySizeLimit": "dispatchguard.server.app",
+    "create_app": "dispatchguard.server.app",
+    "LocalRequestState": "dispatchguard.server.state",
+    "RedisRequestState": "dispatchguard.server.state",
+    "RequestState": "dispatchguard.server.state",
+    "StateUnavailable": "dispatchguard.server.state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -4,27 +4,40 @@
   "request_id", "mode", "stop_reason"}``. Modes ``agent`` and ``work`` run the agent loop
   (:func:`dispatchguard.agent.arun_tool_loop`) when tools are allowed (``allow_tools`` and a
   non-empty registry); other modes, or those two without tools, ask the model directly.
-- ``POST /chat/{request_id}/cancel`` cancels a running request between steps (a client that
-  wants to cancel sends its own ``request_id``; otherwise one is generated and returned).
+- ``POST /chat/{request_id}/cancel`` cancels a running request, also while its model call is in
+  flight (a client that wants to cancel sends its own ``request_id``; otherwise one is generated
+  and returned). With ``DISPATCHGUARD_REDIS_URL`` set the request state lives in Redis, so a cancel
+  sent to any worker or host reaches the run (:mod:`dispatchguard.server.state`).
+- A client that disconnects cancels its run and frees its ``request_id``.
 - ``GET /healthz``.
 
-Limits: a request body above ``max_body_bytes`` is answered 413 before it is parsed (declared
-``Content-Length`` or bytes actually received); a message above ``max_message_chars`` is 422. A
-model that cannot be reached is 502; a ``request_id`` already running is 409.
+Status codes: a request body above ``max_body_bytes`` is 413 before it is parsed (declared
+``Content-Length`` or bytes actually received); any body that is not a valid request (bad JSON,
+``NaN``, text that is not valid Unicode, a message above ``max_message_chars``) is 422, one
+that cannot even be decoded (invalid UTF-8, JSON nested deeper than the parser goes) is 400; a
+``request_id`` already running is 409; a model that cannot be asked is 502; a run that passes its
+``request_timeout`` deadline is 504; a request state store (Redis) that cannot be reached is 503.
 """
 
 # No "from __future__ import annotations": FastAPI reads the handlers' annotations at run time, and
 # ChatRequest is local to create_app (its limits come from the arguments).
+import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException, Path
+from fastapi import FastAPI, HTTPException, Path, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
 from dispatchguard.agent.execute import CancelToken
 from dispatchguard.agent.llm import acomplete
 from dispatchguard.agent.loop import arun_tool_loop
+from dispatchguard.server.state import RequestState, StateUnavailable, request_state_from_environment
 
 __all__ = ["AGENT_MODES", "BodySizeLimit", "create_app"]
 
@@ -32,6 +45,17 @@ AGENT_MODES = frozenset({"agent", "work"})
 Mode = Literal["chat", "agent", "work"]
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
 DIRECT_SYSTEM_PROMPT = "You are a helpful assistant. Answer the user's message directly."
+DEADLINE_REASON = "the request passed its deadline"
+DISCONNECT_REASON = "the client disconnected"
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD, so it can go out as UTF-8 JSON."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 class ChatResponse(BaseModel):
@@ -102,6 +126,29 @@ class BodySizeLimit:
         await self.app(scope, replay, send)
 
 
+def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """422 listing what is wrong, without echoing the input: a ``NaN`` or a lone surrogate in it
+    could not be encoded as JSON (FastAPI's own handler answered 500 and reset the connection)."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else []
+    detail = [
+        {"type": str(error.get("type", "")),
+         "loc": [part if isinstance(part, int) else encodable(str(part)) for part in error.get("loc", ())],
+         "msg": encodable(str(error.get("msg", "")))}
+        for error in errors
+    ]
+    return JSONResponse({"detail": detail}, status_code=422)
+
+
+async def _cancel_on_disconnect(request: Request, token: CancelToken) -> None:
+    """Wait for the client to go away (the body is read already, so the next ASGI message is the
+    disconnect), then cancel the run."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            token.cancel(DISCONNECT_REASON)
+            return
+
+
 def create_app(
     registry: Any = None,
     llm: Any = None,
@@ -112,10 +159,16 @@ def create_app(
     max_body_bytes: int = 64 * 1024,
     max_message_chars: int = 16_000,
     system_prompt: str = DIRECT_SYSTEM_PROMPT,
+    request_timeout: float | None = None,
+    state: RequestState | None = None,
 ) -> FastAPI:
     """Build the service. ``registry`` defaults to ``TOOL_REGISTRY``; ``llm`` (any client accepted
     by the loop) defaults to :class:`~dispatchguard.agent.llm.OpenAICompatibleLLM` configured from
-    the environment, which raises ``LLMConfigError`` here when it is not configured."""
+    the environment, which raises ``LLMConfigError`` here when it is not configured.
+    ``request_timeout`` (seconds, ``None``: none) is each request's deadline: the run is cancelled
+    and answered 504. ``state`` defaults to :func:`request_state_from_environment`."""
+    if request_timeout is not None and request_timeout <= 0:
+        raise ValueError(f"request_timeout must be positive seconds or None, got {request_timeout!r}")
     if registry is None:
         from dispatchguard.runtime.registry import TOOL_REGISTRY
 
@@ -124,6 +177,7 @@ def create_app(
         from dispatchguard.agent.llm import OpenAICompatibleLLM
 
         llm = OpenAICompatibleLLM()
+    requests = request_state_from_environment() if state is None else state
 
     class ChatRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -135,58 +189,83 @@ def create_app(
             description="Choose it to be able to cancel the request; generated when absent.",
         )
 
-    app = FastAPI(title="dispatchguard chat", version="1")
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await requests.start()
+        try:
+            yield
+        finally:
+            await requests.close()
+
+    app = FastAPI(title="dispatchguard chat", version="1", lifespan=lifespan)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
-    active: dict[str, CancelToken] = {}
-    app.state.active_requests = active
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.state.requests = requests
+    app.state.active_requests = requests.local  # the requests running in this process
     errors: dict[int | str, dict[str, Any]] = {
-        code: {"model": ErrorResponse} for code in (409, 413, 502)
+        code: {"model": ErrorResponse} for code in (400, 409, 413, 502, 503, 504)
     }
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/chat", response_model=ChatResponse, responses=errors)
-    async def chat(body: ChatRequest) -> ChatResponse:
-        request_id = body.request_id or uuid.uuid4().hex
-        if request_id in active:
-            raise HTTPException(409, f"request {request_id!r} is already running")
-        token = active[request_id] = CancelToken()
+    async def answer(body: Any, token: CancelToken) -> tuple[str, list[str], int, str]:
+        if body.mode in AGENT_MODES and allow_tools and len(registry):
+            result = await arun_tool_loop(
+                llm, body.message, registry=registry, max_steps=max_steps, cancel=token,
+                tool_timeout=tool_timeout,
+            )
+            if result.stop_reason == "llm_error":
+                raise HTTPException(502, encodable(result.response))
+            return result.response, result.tools_used, result.steps, result.stop_reason
+        messages = [{"role": "system", "content": system_prompt},
+                    {"role": "user", "content": body.message}]
         try:
-            if body.mode in AGENT_MODES and allow_tools and len(registry):
-                result = await arun_tool_loop(
-                    llm, body.message, registry=registry, max_steps=max_steps, cancel=token,
-                    tool_timeout=tool_timeout,
-                )
-                if result.stop_reason == "llm_error":
-                    raise HTTPException(502, result.response)
-                response, tools_used = result.response, result.tools_used
-                steps, stop_reason = result.steps, result.stop_reason
-            else:
-                messages = [{"role": "system", "content": system_prompt},
-                            {"role": "user", "content": body.message}]
-                try:
-                    response = await acomplete(llm, messages)
-                except Exception as exc:
-                    reason = str(exc) or type(exc).__name__
-                    raise HTTPException(502, f"the model could not be asked: {reason}") from exc
-                tools_used, steps = [], 1
-                stop_reason = "cancelled" if token.cancelled else "answer"
+            response = await until_cancelled(acomplete(llm, messages), token)
+        except RunCancelled as cancelled:
+            return f"Cancelled: {cancelled.reason}", [], 1, "cancelled"
+        except Exception as exc:
+            reason = str(exc) or type(exc).__name__
+            raise HTTPException(502, encodable(f"the model could not be asked: {reason}")) from exc
+        return response, [], 1, "cancelled" if token.cancelled else "answer"
+
+    @app.post("/chat", response_model=ChatResponse, responses=errors)
+    async def chat(body: ChatRequest, request: Request) -> ChatResponse:
+        request_id = body.request_id or uuid.uuid4().hex
+        token = CancelToken()
+        try:
+            claimed = await requests.claim(request_id, token)
+        except StateUnavailable as exc:
+            raise HTTPException(503, str(exc)) from exc
+        if not claimed:
+            raise HTTPException(409, f"request {request_id!r} is already running")
+        watcher = asyncio.create_task(_cancel_on_disconnect(request, token))
+        deadline = None if request_timeout is None else \
+            asyncio.get_running_loop().call_later(request_timeout, token.cancel, DEADLINE_REASON)
+        try:
+            response, tools_used, steps, stop_reason = await answer(body, token)
         finally:
-            del active[request_id]
-        return ChatResponse(response=response, tools_used=tools_used, steps=steps,
+            watcher.cancel()
+            if deadline is not None:
+                deadline.cancel()
+            await requests.release(request_id)
+        if stop_reason == "cancelled" and token.reason == DEADLINE_REASON:
+            raise HTTPException(504, f"request {request_id!r} passed its deadline of {request_timeout:g}s")
+        return ChatResponse(response=encodable(response), tools_used=tools_used, steps=steps,
                             request_id=request_id, mode=body.mode, stop_reason=stop_reason)
 
     @app.post(
         "/chat/{request_id}/cancel", response_model=CancelResponse, status_code=202,
-        responses={404: {"model": ErrorResponse}, 413: {"model": ErrorResponse}},
+        responses={code: {"model": ErrorResponse} for code in (404, 413, 503)},
     )
     async def cancel(request_id: str = Path(pattern=REQUEST_ID_PATTERN)) -> CancelResponse:
-        token = active.get(request_id)
-        if token is None:
+        try:
+            found = await requests.cancel(request_id, "cancelled by the client")
+        except StateUnavailable as exc:
+            raise HTTPException(503, str(exc)) from exc
+        if not found:
             raise HTTPException(404, f"no running request {request_id!r}")
-        token.cancel("cancelled by the client")
         return CancelResponse(request_id=request_id, cancelled=True)
 
     return app

@@ -14,11 +14,11 @@ Settings: :mod:`dispatchguard.tools.settings` (``DISPATCHGUARD_TOOLS_*``); see d
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry
 
+from . import summaries as _summaries  # noqa: F401 - registers the agent loop's summaries
 from .environment_check import environment_check
 from .errors import (
     InvalidFeed,
@@ -30,6 +30,8 @@ from .errors import (
     UnsafePathError,
 )
 from .file_writer import file_writer
+from .generate_image import generate_image
+from .rag import RagIndex, RagSearch, rag_search
 from .rss_feed import parse_feed, rss_feed
 from .settings import ToolSettings, configure_tools, get_tool_settings
 from .system_stats import system_stats
@@ -40,6 +42,8 @@ __all__ = [
     "TOOLS",
     "InvalidFeed",
     "InvalidResponse",
+    "RagIndex",
+    "RagSearch",
     "TextTooLarge",
     "ToolArgumentError",
     "ToolError",
@@ -49,21 +53,26 @@ __all__ = [
     "configure_tools",
     "environment_check",
     "file_writer",
+    "generate_image",
     "get_tool_settings",
     "parse_feed",
+    "rag_search",
     "register_reference_tools",
     "rss_feed",
     "system_stats",
     "web_search",
 ]
 
-# name -> (function, parallel_safe). file_writer is the one tool with side effects.
-TOOLS: dict[str, tuple[Callable[..., Any], bool]] = {
+# name -> (tool, parallel_safe). file_writer is the one tool with side effects. rag_search is
+# registered as an object (its schema has an argument named `global`, which a function cannot take).
+TOOLS: dict[str, tuple[Any, bool]] = {
     "web_search": (web_search, True),
     "rss_feed": (rss_feed, True),
     "system_stats": (system_stats, True),
     "file_writer": (file_writer, False),
     "environment_check": (environment_check, True),
+    "rag_search": (RagSearch(), True),
+    "generate_image": (generate_image, True),
 }
 
 

@@ -8,7 +8,10 @@
 - ``DISPATCHGUARD_TOOLS_ENV_VARS``: comma-separated names environment_check reports as set or not,
   never their values;
 - ``DISPATCHGUARD_TOOLS_DISK_PATH``: the filesystem system_stats reports on (the root);
-- ``DISPATCHGUARD_TOOLS_CPU_INTERVAL``: seconds system_stats samples the CPU for (0.1).
+- ``DISPATCHGUARD_TOOLS_CPU_INTERVAL``: seconds system_stats samples the CPU for (0.1);
+- ``DISPATCHGUARD_TOOLS_RAG_INDEX``: the SQLite index file rag_search reads (unset: ``not_configured``);
+- ``DISPATCHGUARD_TOOLS_RAG_COLLECTION``: the collection rag_search searches unless ``global`` (``default``);
+- ``DISPATCHGUARD_TOOLS_IMAGE_URL``: the image endpoint generate_image names in its instruction.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ class ToolSettings:
     env_vars: tuple[str, ...] = DEFAULT_ENV_VARS
     disk_path: str = os.path.abspath(os.sep)
     cpu_interval: float = 0.1
+    rag_index: str | None = None
+    rag_collection: str = "default"
+    image_url: str | None = None
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ToolSettings:

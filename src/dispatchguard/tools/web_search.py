@@ -2,16 +2,19 @@
 
 The endpoint (``DISPATCHGUARD_TOOLS_SEARCH_URL``, e.g. ``http://localhost:8888/search``) is called
 as ``GET <endpoint>?q=<query>&format=json`` and must answer ``{"results": [{"title", "url",
-"content"}, ...]}``, which is what SearxNG's JSON output format returns.
+"content"}, ...]}``, which is what SearxNG's JSON output format returns. The endpoint's own host
+may be private; a redirect from it to another private, loopback, link-local or metadata address is
+``blocked_url``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from annotated_types import Ge, Le, MaxLen, MinLen
 
-from dispatchguard.http import get_json
+from dispatchguard.http import address_guard, get_json
 from dispatchguard.runtime.json_text import ensure_json_str
 
 from .errors import InvalidResponse, ToolArgumentError, ToolNotConfigured
@@ -34,7 +37,10 @@ def web_search(
     endpoint = get_tool_settings().search_url
     if not endpoint:
         raise ToolNotConfigured("web_search has no endpoint: set DISPATCHGUARD_TOOLS_SEARCH_URL", setting="search_url")
-    data = get_json(endpoint, params={"q": query, "format": "json"})
+    # The endpoint is the operator's choice (often a SearxNG on localhost): its host is trusted, but a
+    # redirect from it to any other private address is refused.
+    guard = address_guard(urlsplit(endpoint).hostname or "")
+    data = get_json(endpoint, params={"q": query, "format": "json"}, guard=guard)
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise InvalidResponse("the search endpoint did not answer an object with a 'results' list", url=endpoint)

@@ -1,0 +1,53 @@
+"""Await something until a :class:`~dispatchguard.agent.execute.CancelToken` fires.
+
+A :class:`CancelToken` is a thread-safe flag (it can be set from any thread or process listener), so
+an in-flight model call cannot be woken by it directly: :func:`until_cancelled` runs the awaitable
+as a task and looks at the token every ``poll`` seconds; when it is set the task is cancelled (an
+HTTP request to a model server is aborted, its connection closed) and :class:`RunCancelled` raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from dispatchguard.agent.execute import CancelToken
+
+__all__ = ["POLL_SECONDS", "RunCancelled", "until_cancelled"]
+
+T = TypeVar("T")
+
+#: How often a pending call looks at its token: the longest a cancel waits to take effect.
+POLL_SECONDS = 0.05
+
+
+class RunCancelled(Exception):
+    """The token was cancelled while the awaited call was in flight; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def until_cancelled(awaitable: Awaitable[T], cancel: CancelToken | None, *,
+                          poll: float = POLL_SECONDS) -> T:
+    """Return what ``awaitable`` returns, or raise :class:`RunCancelled` as soon as ``cancel`` is set."""
+    if cancel is None:
+        return await awaitable
+    if cancel.cancelled:
+        if asyncio.iscoroutine(awaitable):
+            awaitable.close()  # never started: no "never awaited" warning
+        raise RunCancelled(cancel.reason)
+    task = asyncio.ensure_future(awaitable)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=poll)
+            if not task.done() and cancel.cancelled:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                raise RunCancelled(cancel.reason)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    return task.result()

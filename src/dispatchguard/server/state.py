@@ -1,0 +1,234 @@
+"""Which requests are running, and how a cancel reaches them: in one process, or through Redis.
+
+The service needs three things of its request state: a ``request_id`` runs at most once at a time
+(**claim**, else 409), a cancel sent to *any* process reaches the run (**cancel**, else 404), and a
+finished or disconnected run frees its id (**release**). :class:`LocalRequestState` keeps them in
+the process's memory: enough for one process. :class:`RedisRequestState` keeps them in Redis, so
+``serve --workers N`` and several hosts behind a load balancer behave like one process:
+
+- a claim is ``SET dispatchguard:request:<id> <owner> NX EX <lease>``: atomic across processes.
+  The owning process renews the lease of its running requests every ``lease/3`` seconds, so the
+  id of a process that died frees itself after ``lease`` seconds;
+- a cancel of a request running elsewhere is a ``PUBLISH`` on ``dispatchguard:cancel``; every
+  process listens on that channel and cancels its own :class:`CancelToken` of that id;
+- a release deletes the key only while this process still owns it (compare-and-delete script).
+
+:func:`request_state_from_environment` picks Redis when ``DISPATCHGUARD_REDIS_URL`` is set. A Redis
+that cannot be reached makes ``claim``/``cancel`` raise :class:`StateUnavailable` (the service
+answers 503).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import uuid
+from typing import Any, Protocol
+
+from dispatchguard.agent.execute import CancelToken
+
+__all__ = [
+    "REDIS_URL_ENV",
+    "LocalRequestState",
+    "RedisRequestState",
+    "RequestState",
+    "StateUnavailable",
+    "request_state_from_environment",
+]
+
+REDIS_URL_ENV = "DISPATCHGUARD_REDIS_URL"
+
+log = logging.getLogger(__name__)
+
+
+class StateUnavailable(RuntimeError):
+    """The shared request state (Redis) cannot be reached."""
+
+
+class RequestState(Protocol):
+    #: The tokens of the requests running in this process, by id.
+    local: dict[str, CancelToken]
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def claim(self, request_id: str, token: CancelToken) -> bool: ...
+
+    async def release(self, request_id: str) -> None: ...
+
+    async def cancel(self, request_id: str, reason: str) -> bool: ...
+
+
+class LocalRequestState:
+    """Request state in this process's memory (one process only)."""
+
+    def __init__(self) -> None:
+        self.local: dict[str, CancelToken] = {}
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    async def claim(self, request_id: str, token: CancelToken) -> bool:
+        if request_id in self.local:
+            return False
+        self.local[request_id] = token
+        return True
+
+    async def release(self, request_id: str) -> None:
+        self.local.pop(request_id, None)
+
+    async def cancel(self, request_id: str, reason: str) -> bool:
+        token = self.local.get(request_id)
+        if token is None:
+            return False
+        token.cancel(reason)
+        return True
+
+
+# Delete the key only if it still holds our owner id (another process may hold it after a lease expired).
+_RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisRequestState:
+    """Request state shared through Redis (see the module docstring); needs ``dispatchguard[redis]``."""
+
+    def __init__(self, url: str, *, lease_seconds: float = 30.0, prefix: str = "dispatchguard:",
+                 client: Any = None) -> None:
+        if lease_seconds < 1:
+            raise ValueError(f"lease_seconds must be at least 1, got {lease_seconds}")
+        self.url = url
+        self.lease_ms = int(lease_seconds * 1000)
+        self.prefix = prefix
+        self.channel = f"{prefix}cancel"
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.local: dict[str, CancelToken] = {}
+        self._client = client
+        self._tasks: list[asyncio.Task[None]] = []
+        self._subscribed = asyncio.Event()
+
+    def _key(self, request_id: str) -> str:
+        return f"{self.prefix}request:{request_id}"
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import redis.asyncio
+
+            self._client = redis.asyncio.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=5)
+        return self._client
+
+    async def start(self) -> None:
+        """Listen for cancels and renew leases; returns once the subscription is active."""
+        self._tasks = [asyncio.create_task(self._listen(), name="dispatchguard-cancel-listener"),
+                       asyncio.create_task(self._renew(), name="dispatchguard-lease-renewal")]
+        waiter = asyncio.create_task(self._subscribed.wait())
+        await asyncio.wait([waiter, self._tasks[0]], return_when=asyncio.FIRST_COMPLETED)
+        if not waiter.done():
+            waiter.cancel()
+            self._tasks[0].result()  # the listener failed: raise its error
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        self._subscribed.clear()  # a later start() waits for its own subscription
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _listen(self) -> None:
+        pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self.channel)
+            self._subscribed.set()
+            while True:
+                try:
+                    message = await pubsub.get_message(timeout=1.0)
+                except Exception:  # a dropped connection: resubscribe rather than go deaf
+                    log.warning("cancel listener lost Redis; resubscribing", exc_info=True)
+                    await asyncio.sleep(0.5)
+                    with contextlib.suppress(Exception):
+                        await pubsub.subscribe(self.channel)
+                    continue
+                if message is not None:
+                    self._deliver(message.get("data"))
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    def _deliver(self, data: Any) -> None:
+        try:
+            notice = json.loads(data)
+            token = self.local.get(notice["id"])
+            reason = str(notice["reason"])
+        except (ValueError, TypeError, KeyError):
+            log.warning("ignoring a malformed cancel notice: %r", data)
+            return
+        if token is not None:
+            token.cancel(reason)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            if not self.local:
+                continue
+            try:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for request_id in list(self.local):
+                        pipe.pexpire(self._key(request_id), self.lease_ms)
+                    await pipe.execute()
+            except Exception:  # the next round retries; a lost lease only frees the id early
+                log.warning("could not renew request leases in Redis", exc_info=True)
+
+    async def claim(self, request_id: str, token: CancelToken) -> bool:
+        if request_id in self.local:
+            return False
+        self.local[request_id] = token  # before the key exists, so no cancel can miss it
+        try:
+            claimed = await self.client.set(self._key(request_id), self.owner, nx=True, px=self.lease_ms)
+        except Exception as exc:
+            del self.local[request_id]
+            raise StateUnavailable(f"request state store unavailable: {exc}") from exc
+        if not claimed:
+            del self.local[request_id]
+        return bool(claimed)
+
+    async def release(self, request_id: str) -> None:
+        self.local.pop(request_id, None)
+        try:
+            await self.client.eval(_RELEASE_SCRIPT, 1, self._key(request_id), self.owner)
+        except Exception:  # the lease expires on its own
+            log.warning("could not release request %r in Redis", request_id, exc_info=True)
+
+    async def cancel(self, request_id: str, reason: str) -> bool:
+        token = self.local.get(request_id)
+        if token is not None:
+            token.cancel(reason)
+            return True
+        try:
+            if not await self.client.exists(self._key(request_id)):
+                return False
+            await self.client.publish(self.channel, json.dumps({"id": request_id, "reason": reason}))
+        except Exception as exc:
+            raise StateUnavailable(f"request state store unavailable: {exc}") from exc
+        return True
+
+
+def request_state_from_environment() -> RequestState:
+    """:class:`RedisRequestState` when ``DISPATCHGUARD_REDIS_URL`` is set, else local state."""
+    url = os.environ.get(REDIS_URL_ENV, "").strip()
+    return RedisRequestState(url) if url else LocalRequestState()
