@@ -19,6 +19,7 @@ the CLI can say they were not checked.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -70,6 +71,27 @@ def display_path(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
+class _Rules:
+    """A ``GitIgnoreSpec`` with a fast test first: one regular expression of all its patterns
+    decides whether any pattern matches at all (the usual answer is no), so the per-pattern
+    matching that tells which one decides runs only for the few paths some pattern matches."""
+
+    __slots__ = ("any_match", "spec")
+
+    def __init__(self, spec: GitIgnoreSpec) -> None:
+        self.spec = spec
+        # pathspec's patterns all name a group ps_d: one alternation cannot repeat a name
+        alternatives = [p.regex.pattern.replace("(?P<ps_d>", "(?:") for p in spec.patterns if p.regex is not None]
+        self.any_match = re.compile("|".join(alternatives)).search if alternatives else None
+
+    def check(self, path: str) -> tuple[bool | None, int | None]:
+        """(include, index) of the deciding pattern, as ``GitIgnoreSpec.check_file``."""
+        if self.any_match is None or self.any_match(path) is None:
+            return None, None
+        result = self.spec.check_file(path)
+        return result.include, result.index
+
+
 class Ignores:
     """The exclusion rules of one project: ``exclude`` and the ignore files from the git work tree's
     top (or the root, outside git) down. Ignore files are read once per directory.
@@ -82,17 +104,17 @@ class Ignores:
 
     def __init__(self, exclude: Sequence[str], respect_gitignore: bool, root: Path) -> None:
         self.root = root
-        self.exclude = GitIgnoreSpec.from_lines(exclude)
+        self.exclude = _Rules(GitIgnoreSpec.from_lines(exclude))
         self.respect_gitignore = respect_gitignore
         self.top = _git_top(root) if respect_gitignore else None
         if self.top is None:
             self.top = root
         self._top_prefix = os.path.join(str(self.top), "")
-        self._specs: dict[Path, GitIgnoreSpec | None] = {}
-        self._chains: dict[Path, tuple[tuple[Path, str, GitIgnoreSpec], ...]] = {}
+        self._specs: dict[Path, _Rules | None] = {}
+        self._chains: dict[Path, tuple[tuple[Path, str, _Rules], ...]] = {}
         self._dirs: dict[Path, tuple[Reason, Reason]] = {}
 
-    def _spec(self, directory: Path) -> GitIgnoreSpec | None:
+    def _spec(self, directory: Path) -> _Rules | None:
         if directory in self._specs:
             return self._specs[directory]
         lines: list[str] = []
@@ -104,11 +126,11 @@ class Ignores:
                 lines.extend(source.read_text(encoding="utf-8", errors="replace").splitlines())
             except OSError:  # absent (the usual case), a directory, unreadable: no rules
                 continue
-        spec = GitIgnoreSpec.from_lines(lines) if any(line.strip() for line in lines) else None
+        spec = _Rules(GitIgnoreSpec.from_lines(lines)) if any(line.strip() for line in lines) else None
         self._specs[directory] = spec
         return spec
 
-    def _chain(self, directory: Path) -> tuple[tuple[Path, str, GitIgnoreSpec], ...]:
+    def _chain(self, directory: Path) -> tuple[tuple[Path, str, _Rules], ...]:
         """The ignore files that apply in ``directory``, deepest first: (folder, its path + "/", rules)."""
         chain = self._chains.get(directory)
         if chain is None:
@@ -127,15 +149,15 @@ class Ignores:
             rel = rel.lstrip("/")
         excluded: Reason = None
         if rel not in ("", "."):
-            result = self.exclude.check_file(rel + suffix)
-            excluded = (self.root, "exclude", result.index) if result.include else None
+            include, index = self.exclude.check(rel + suffix)
+            excluded = (self.root, "exclude", index) if include else None
         ignored: Reason = None
         if self.respect_gitignore and str(path).startswith(self._top_prefix):
             text = str(path)
             for directory, prefix, spec in self._chain(path.parent):  # the deepest file decides, as in git
-                result = spec.check_file(text[len(prefix) :] + suffix)
-                if result.include is not None:
-                    ignored = (directory, "ignore", result.index) if result.include else None
+                include, index = spec.check(text[len(prefix) :] + suffix)
+                if include is not None:
+                    ignored = (directory, "ignore", index) if include else None
                     break
         return excluded, ignored
 
