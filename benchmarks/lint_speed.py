@@ -8,7 +8,9 @@ Trees (under ``benchmarks/.data/``, git-ignored; third-party code is never commi
   ``benchmarks/lint_digests.json``.
 
 Only ``.py``/``.pyi`` files are copied, minus the checker's default excludes; each tree gets a
-``pyproject.toml`` with an empty ``[tool.dispatchguard]`` table. A tree whose download fails is
+``pyproject.toml`` with an empty ``[tool.dispatchguard]`` table and is made a git repository of its
+own, as a checked-out project is (otherwise the ignore files of this repository, which ignores
+``benchmarks/.data``, would be read for every path of the tree). A tree whose download fails is
 skipped with a message.
 
 Every command runs in its own subprocess, from the tree's root; the median of ``--repeats`` runs
@@ -184,6 +186,12 @@ def copy_python_files(source: Path, target: Path, skip_dirs: tuple[str, ...] = (
     (target / "pyproject.toml").write_text("[tool.dispatchguard]\n")
 
 
+def own_repository(root: Path) -> None:
+    """Make ``root`` a git repository of its own (an empty one: only its top matters)."""
+    if not (root / ".git").exists() and shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
 def stdlib_tree() -> Tree:
     version = platform.python_version()
     root = DATA / f"stdlib-{version}"
@@ -237,6 +245,7 @@ def prepare_trees(names: list[str], recorded: dict[str, dict]) -> list[Tree]:
     for name in names:
         tree = stdlib_tree() if name == "stdlib" else sdist_tree(name, recorded.get(name, {}).get("version"))
         if tree is not None:
+            own_repository(tree.root)  # trees unpacked by an earlier version of this script too
             trees.append(tree)
     return trees
 

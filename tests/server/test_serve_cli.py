@@ -97,7 +97,8 @@ def test_a_model_slower_than_the_model_timeout_is_502(uvicorn_runs, llm_server):
 
 
 def test_workers_hand_the_settings_to_each_worker(uvicorn_runs, llm_server, monkeypatch, capsys):
-    from dispatchguard.server.factory import SETTINGS_ENV, ServeSettings, app_from_environment
+    from dispatchguard.server import SETTINGS_ENV
+    from dispatchguard.server.factory import ServeSettings, app_from_environment
 
     monkeypatch.setenv(SETTINGS_ENV, "")  # restored after the test
     monkeypatch.delenv("DISPATCHGUARD_REDIS_URL", raising=False)

@@ -152,7 +152,6 @@ def _run(args: argparse.Namespace) -> int:
         root = None if args.config else find_root(args.paths)
         sys.stdout.write(render_settings(config, root, args))
         return 0
-    notebooks = report_notebooks(args.paths, config)
     if args.fix or args.unsafe_fixes:
         _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
@@ -169,6 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.clear()
     findings = list(report.findings)
+    notebooks = report_notebooks(report.notebooks)
 
     if args.write_baseline:
         try:

@@ -68,15 +68,18 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
-def report_notebooks(paths: list[str], config: Any) -> int:
-    """Say on stderr which notebooks under ``paths`` are not checked (never a silent pass); returns
-    how many."""
-    from dispatchguard.lint.discovery import scan
+def notebooks_under(paths: list[str], config: Any) -> list[str]:
+    """The notebooks under ``paths``, shown relative to the current directory when below it."""
+    from dispatchguard.lint.discovery import display_path, scan
 
-    notebooks = scan(paths, config, config.root).notebooks
+    cwd = Path.cwd()
+    return [display_path(p, cwd) for p in scan(paths, config, config.root).notebooks]
+
+
+def report_notebooks(notebooks: list[str]) -> int:
+    """Say on stderr which notebooks are not checked (never a silent pass); returns how many."""
     if notebooks:
-        cwd = Path.cwd()
-        shown = [p.relative_to(cwd).as_posix() if cwd in p.parents else p.as_posix() for p in notebooks[:3]]
+        shown = notebooks[:3]
         print(
             f"dispatchguard: note: {plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
             f"notebooks are not supported yet ({', '.join(shown)}{', ...' if len(notebooks) > 3 else ''})",

@@ -19,6 +19,7 @@ from dispatchguard.cli.common import (
     code_list,
     effective_config,
     job_count,
+    notebooks_under,
     report_notebooks,
     run_guarded,
 )
@@ -70,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
         if not os.path.exists(path):
             raise UsageError(f"{path}: no such file or directory")
     config = effective_config(args)
-    report_notebooks(args.paths, config)
+    report_notebooks(notebooks_under(args.paths, config))
 
     from dispatchguard.fix import apply_fixes
 

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-from dispatchguard.server.factory import DEFAULT_REGISTRY, SETTINGS_ENV
+from dispatchguard.server import DEFAULT_REGISTRY, SETTINGS_ENV
 
 HELP = "serve the /chat agent service (needs dispatchguard[server])"
 

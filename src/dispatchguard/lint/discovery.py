@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pathspec import GitIgnoreSpec
 
@@ -177,6 +178,28 @@ class Ignores:
             ignored is not None and ignored != parent_ignored
         )
 
+    def clearance(self, directory: Path) -> tuple[str, tuple[tuple[int, Any], ...]]:
+        """What :meth:`clear` needs for the entries of ``directory``: their root-relative prefix
+        and, for each ignore file that applies, the length of its folder's prefix and its test."""
+        rel = relative_path(directory, self.root)
+        if rel == directory.as_posix():
+            rel = rel.lstrip("/")
+        prefix = "" if rel in ("", ".") else rel + "/"
+        chain: tuple[tuple[int, Any], ...] = ()
+        if self.respect_gitignore and os.path.join(str(directory), "").startswith(self._top_prefix):
+            chain = tuple((len(text), spec.any_match) for _, text, spec in self._chain(directory))
+        return prefix, chain
+
+    def clear(self, clearance: tuple[str, tuple[tuple[int, Any], ...]], path: str, name: str, is_dir: bool) -> bool:
+        """True when no pattern at all matches an entry (then it is certainly not excluded; else
+        :meth:`excluded_in` decides): the walk's fast path."""
+        prefix, chain = clearance
+        suffix = "/" if is_dir else ""
+        any_match = self.exclude.any_match
+        if any_match is not None and any_match(prefix + name + suffix) is not None:
+            return False
+        return not any(test is not None and test(path[skip:] + suffix) is not None for skip, test in chain)
+
     def excluded(self, path: Path, is_dir: bool) -> bool:
         """Whether ``path`` or one of its folders below the root is excluded."""
         if self.excluded_in(path, is_dir):
@@ -241,20 +264,23 @@ def _walk_dir(start: Path, rules: Ignores, files: set[Path], notebooks: set[Path
             entries = list(os.scandir(directory))
         except OSError:  # vanished or unreadable: nothing to check there
             continue
+        clearance = rules.clearance(directory)
         for entry in entries:
-            path = directory / entry.name
+            name = entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:  # pragma: no cover - raced with a deletion
                 continue
+            python = not is_dir and name.endswith(PYTHON_SUFFIXES)
+            if not (is_dir or python or name.endswith(NOTEBOOK_SUFFIX)):
+                continue
+            path = directory / name
+            if not rules.clear(clearance, entry.path, name, is_dir) and rules.excluded_in(path, is_dir):
+                continue
             if is_dir:
-                if not rules.excluded_in(path, True):
-                    pending.append(path)
-            elif entry.name.endswith(PYTHON_SUFFIXES):
-                if not rules.excluded_in(path, False):
-                    files.add(path)
-            elif entry.name.endswith(NOTEBOOK_SUFFIX) and not rules.excluded_in(path, False):
-                notebooks.add(path)
+                pending.append(path)
+            else:
+                (files if python else notebooks).add(path)
 
 
 def walk(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> list[Path]:

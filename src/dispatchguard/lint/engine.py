@@ -31,7 +31,7 @@ from typing import Any
 from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
 from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig
-from dispatchguard.lint.discovery import SourceFile, display_path, relative_path, walk
+from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
 from dispatchguard.lint.findings import CheckReport, Finding
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
@@ -59,11 +59,15 @@ def check_paths(
         return run.execute()
 
 
-def project_files(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> tuple[list[SourceFile], list[str]]:
-    """(every file of the project, the keys of those under ``paths``): the project's files under
-    the root come first, in walk order, then files under ``paths`` outside the root."""
+def project_files(
+    paths: Sequence[str | os.PathLike[str]], config: LintConfig
+) -> tuple[list[SourceFile], list[str], list[Path]]:
+    """(every file of the project, the keys of those under ``paths``, the notebooks under
+    ``paths``, which are not checked): the project's files under the root come first, in walk
+    order, then files under ``paths`` outside the root."""
     root = Path(config.root).absolute()
-    targets = walk(paths, config, root) if paths else []
+    found = scan(paths, config, root) if paths else Scan()
+    targets = found.files
     if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
         every = targets  # checking the whole project: one walk of it
     else:
@@ -71,7 +75,7 @@ def project_files(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -
     files = {p.as_posix(): SourceFile(p, relative_path(p, root), p.as_posix()) for p in every}
     for p in targets:
         files.setdefault(p.as_posix(), SourceFile(p, relative_path(p, root), p.as_posix()))
-    return list(files.values()), [p.as_posix() for p in targets]
+    return list(files.values()), [p.as_posix() for p in targets], found.notebooks
 
 
 #: Source bytes in a round below which worker processes cost more than they save.
@@ -141,7 +145,7 @@ class _Run:
     ) -> None:
         self.config = config
         self.jobs = jobs
-        files, targets = project_files(paths, config)
+        files, targets, self.notebooks = project_files(paths, config)
         self.targets = targets
         self.target_set = set(targets)
         self.project = project = Project(config, files)
@@ -395,4 +399,7 @@ class _Run:
                 findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
         findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
         project = self.project
-        return CheckReport(findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked)
+        notebooks = [display_path(p, cwd) for p in self.notebooks]
+        return CheckReport(
+            findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked, notebooks=notebooks
+        )

@@ -25,12 +25,14 @@ class Finding:
 @dataclasses.dataclass
 class CheckReport:
     """Findings of a run (sorted by path, line, col, code; suppressed ones included), how many
-    files were to be checked, and the work it took: files parsed and walked by the rules."""
+    files were to be checked, the work it took (files parsed and walked by the rules), and the
+    notebooks under the paths, which are not checked (shown as findings' paths are)."""
 
     findings: list[Finding]
     files_checked: int
     files_parsed: int = 0
     files_walked: int = 0
+    notebooks: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def active(self) -> list[Finding]:

@@ -60,7 +60,7 @@ def project_for(config: LintConfig) -> Project:
     key = (str(config.root), config.fingerprint())
     project = _PROJECTS.get(key)
     if project is None:
-        files, _ = project_files([config.root], config)
+        files, _, _ = project_files([config.root], config)
         project = Project(config, files)
         cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint())
         cache.load()

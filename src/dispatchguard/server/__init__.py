@@ -15,6 +15,8 @@ from typing import Any
 
 __all__ = [
     "AGENT_MODES",
+    "DEFAULT_REGISTRY",
+    "SETTINGS_ENV",
     "BodySizeLimit",
     "LocalRequestState",
     "RedisRequestState",
@@ -22,6 +24,11 @@ __all__ = [
     "StateUnavailable",
     "create_app",
 ]
+
+#: The environment variable through which ``serve`` hands its settings to each worker process.
+SETTINGS_ENV = "DISPATCHGUARD_SERVE_SETTINGS"
+#: The registry ``serve`` exposes unless told otherwise.
+DEFAULT_REGISTRY = "dispatchguard.runtime:TOOL_REGISTRY"
 
 _HOMES = {
     "AGENT_MODES": "dispatchguard.server.app",

@@ -20,11 +20,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from annotated_types import Ge, Gt
 
-__all__ = ["DEFAULT_REGISTRY", "SETTINGS_ENV", "ServeSettings", "app_from_environment", "build_app",
-           "load_registry"]
+from dispatchguard.server import DEFAULT_REGISTRY, SETTINGS_ENV
 
-SETTINGS_ENV = "DISPATCHGUARD_SERVE_SETTINGS"
-DEFAULT_REGISTRY = "dispatchguard.runtime:TOOL_REGISTRY"
+__all__ = ["ServeSettings", "app_from_environment", "build_app", "load_registry"]
 
 
 @dataclasses.dataclass(frozen=True)
