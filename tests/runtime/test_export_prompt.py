@@ -191,7 +191,7 @@ def test_render_tool_prompt(wreg):
     r2.register("s", lambda **kw: kw, schema={"type": "object", "properties": {"q": {"type": "string"}}})
     assert "q (string, optional)" in render_tool_prompt(r2)
     assert '"name": "None"' in text and "clarification_needed" in text
-    assert '"ToolAction"' in text
+    assert "JSON schema (ToolAction)" in text and '"title"' not in text
     empty = render_tool_prompt(ToolRegistry())
     assert "(no tools are available)" in empty
     r = ToolRegistry()

@@ -69,6 +69,7 @@ _BIG = 1 << 64
 def _args_size_exceeds(args: dict, limit: int) -> bool:
     """Whether ``args`` serialised as JSON would exceed ``limit`` bytes (cheap lower bound first)."""
     total = 0
+    exact = False  # nested objects/arrays: measure them
     for k, v in args.items():
         tv = type(v)
         if tv is str:
@@ -76,15 +77,26 @@ def _args_size_exceeds(args: dict, limit: int) -> bool:
         elif tv is list:
             total += len(v)
             for x in v:
-                if type(x) is str:
+                tx = type(x)
+                if tx is str:
                     total += len(x)
-                elif type(x) is int and not -_BIG < x < _BIG:
-                    total += x.bit_length() // 4
-        elif tv is int and not -_BIG < v < _BIG:
-            total += v.bit_length() // 4
+                elif tx is float:
+                    total += 3  # up to 24 characters: 3 x 8 below
+                elif tx is int:
+                    if not -_BIG < x < _BIG:
+                        total += x.bit_length() // 4
+                elif tx is not bool and x is not None:
+                    exact = True
+        elif tv is int:
+            if not -_BIG < v < _BIG:
+                total += v.bit_length() // 4
+        elif tv is float:
+            total += 3
+        elif tv is not bool and v is not None:
+            exact = True
         if type(k) is str:
             total += len(k)
-    if total * 8 + 32 * len(args) <= limit:  # JSON needs at most 6 bytes per character ("\\u0000")
+    if not exact and total * 8 + 32 * len(args) <= limit:  # JSON needs at most 6 bytes per character
         return False
     if total > limit:
         return True
@@ -114,12 +126,14 @@ def validate_tool_call(
 
     ``payload`` is a dict (any mapping), a :class:`ToolAction`, a :class:`Clarification` or JSON
     text (str/bytes). Rules: exactly the keys
-    ``name`` (or ``tool``) and ``args``; ``args`` an object of primitives / arrays of primitives; a
-    registered tool; every required argument present; strict types (``"5"`` is not an integer,
-    ``True`` is not an integer, ``2.5`` is not an integer, ``1`` is not a boolean; an integer is
-    accepted for a number); defaults injected; unknown arguments dropped (``unknown_args="drop"``)
-    or rejected by name (``"reject"``); JSON text and ``args`` at most ``max_bytes`` (registry
-    default: 1 MiB). Name ``"None"`` is a clarification request: invalid, ``kind="clarification"``.
+    ``name`` (or ``tool``) and ``args``; ``args`` an object of JSON values; a registered tool; the
+    tool's compiled validator (strict types: ``"5"`` is not an integer, ``True`` is not an integer,
+    ``2.5`` is not an integer, ``1`` is not a boolean; an integer is accepted for a number; defaults
+    injected; ``null`` for an optional argument means its default); unknown arguments dropped
+    (``unknown_args="drop"``) or rejected by name (``"reject"``); JSON text and ``args`` at most
+    ``max_bytes`` (registry default: 1 MiB). Injected arguments are not the model's: they are not
+    in ``args`` (the dispatcher adds them from its ``context``). Name ``"None"`` is a clarification
+    request: invalid, ``kind="clarification"``.
     """
     reg = TOOL_REGISTRY if registry is None else registry
     if not isinstance(reg, ToolRegistry):
@@ -134,14 +148,14 @@ def validate_tool_call(
 
 
 def _validate(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> ValidationResult:
-    r = _check(payload, reg, reject, limit)
+    r = check_call(payload, reg, reject, limit)
     if type(r) is tuple:
         spec, out = r
         return ValidationResult(valid=True, tool_name=spec.name, args=out, spec=spec)
     return r
 
 
-def _check(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:
+def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:
     """The validator proper: ``(spec, args)`` when valid, else a failed :class:`ValidationResult`."""
     name: Any = None
     try:
@@ -185,6 +199,8 @@ def _check(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[T
         return spec, spec.validate(args, reject)
     except ArgsError as exc:
         return _fail("invalid_args", exc.message, name)
+    except RecursionError:
+        return _fail("invalid_args", "argument values are nested too deeply", name if isinstance(name, str) else None)
     except ToolActionError as exc:
         return _fail(exc.kind, exc.message, name if isinstance(name, str) else None)
     except (KeyboardInterrupt, SystemExit):
@@ -200,9 +216,7 @@ def sanitize_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
     becomes ``str(value)`` (``repr`` or a placeholder if ``str`` raises). Non-string keys become
     ``str(key)``. ``None`` gives ``{}``; a non-mapping raises ``TypeError``.
 
-    Validated arguments are already in this form (``validate_tool_call`` admits only primitives and
-    lists of primitives), so the dispatcher's sanitising step is a no-op for them; use this when
-    you build arguments outside the validator.
+    Use this when you build arguments for logs or metrics outside the validator.
     """
     if args is None:
         return {}
