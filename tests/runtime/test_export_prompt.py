@@ -174,8 +174,9 @@ def test_null_maps_back_to_default(wreg):
     full["city"] = "Oslo"
     v = validate_tool_call({"name": "Weather_Forecast", "args": full}, wreg)
     assert v.valid
-    assert v.args == {"city": "Oslo", "days": 3, "unit": Unit.C, "hourly": False, "ratio": 0.5, "tags": [],
+    assert v.args == {"city": "Oslo", "days": 3, "unit": "celsius", "hourly": False, "ratio": 0.5, "tags": [],
                       "mode": "fast", "limit": None, "scale": None}
+    assert v.values == {**v.args, "unit": Unit.C}
 
 
 def test_render_tool_prompt(wreg):

@@ -16,6 +16,7 @@ from dispatchguard.runtime.models import (
     parse_tool_action,
 )
 from dispatchguard.runtime.prompt import render_tool_prompt
+from dispatchguard.runtime.schema.injected import InjectedArg
 from dispatchguard.runtime.registry import (
     TOOL_REGISTRY,
     RegistryError,
@@ -32,6 +33,7 @@ __all__ = [
     "TOOL_REGISTRY",
     "Clarification",
     "DispatchResult",
+    "InjectedArg",
     "JsonReturningToolMixin",
     "RegistryError",
     "ToolAction",

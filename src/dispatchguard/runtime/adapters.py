@@ -29,6 +29,7 @@ class Adapter:
     signature: Callable[..., Any]  # the callable whose signature/docstring describe the args
     doc_source: Any
     takes_dict: bool = False  # LangChain: call(args, tool_call_id)
+    needs_call_id: bool = False  # LangChain tools that report errors as a ToolMessage status
 
 
 def framework_of(tool: Any) -> str | None:
@@ -68,8 +69,12 @@ def _langchain(tool: Any) -> Adapter:
 
     schema = tool.args_schema if tool.args_schema is not None else tool.get_input_schema()
     signature = func or coroutine or tool._run
+    # With a tool-call id LangChain answers a ToolMessage whose status tells a handled error from
+    # a result; without one it returns the raw result (better serialised by us), so ask for the
+    # message only when the tool handles its errors.
+    handles_errors = bool(getattr(tool, "handle_tool_error", False) or getattr(tool, "handle_validation_error", False))
     return Adapter(call if has_sync else None, acall if has_async else None, schema, signature,
-                   signature if func or coroutine else tool, takes_dict=True)
+                   signature if func or coroutine else tool, takes_dict=True, needs_call_id=handles_errors)
 
 
 def _crewai(tool: Any) -> Adapter:

@@ -215,14 +215,14 @@ async def _adrain(agen: Any) -> list:
 
 
 def _with_context(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None) -> tuple[dict, str | None]:
-    """The tool's arguments with its injected ones added from ``context``, and the tool-call id."""
+    """The tool's arguments with its injected ones added from ``context``, and the tool-call id
+    (the caller's ``context["tool_call_id"]``, else a fresh one) when the tool takes one."""
     call_id = None
-    if context is not None:
-        found = context.get("tool_call_id")
-        call_id = found if isinstance(found, str) else None
+    if spec.needs_call_id:
+        found = context.get("tool_call_id") if context is not None else None
+        call_id = found if isinstance(found, str) and found else f"call_{uuid.uuid4().hex[:24]}"
     for p in spec.injected:
         if p.is_call_id:
-            call_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
             if not spec.takes_dict:  # LangChain fills its own InjectedToolCallId from the call id
                 args[p.name] = call_id
         elif context is not None and p.key in context:
@@ -230,12 +230,12 @@ def _with_context(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None)
         elif p.required:
             raise MissingContextError(f"argument {p.name!r} is supplied by the caller: pass "
                                       f"context={{{p.key!r}: ...}} to the dispatcher")
-    return args, call_id if spec.takes_dict and any(p.is_call_id for p in spec.injected) else None
+    return args, call_id
 
 
 def _run_sync(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        if spec.injected:
+        if spec.injected or spec.needs_call_id:
             args, call_id = _with_context(spec, args, context)
         else:
             call_id = None
@@ -270,7 +270,7 @@ async def _await(awaitable: Any) -> Any:
 
 async def _run_async(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        if spec.injected:
+        if spec.injected or spec.needs_call_id:
             args, call_id = _with_context(spec, args, context)
         else:
             call_id = None

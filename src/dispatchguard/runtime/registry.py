@@ -65,6 +65,7 @@ class ToolSpec:
     validate: Callable[..., dict] = field(repr=False)
     injected: tuple[InjectedParam, ...] = field(default=(), repr=False)
     takes_dict: bool = field(default=False, repr=False)
+    needs_call_id: bool = field(default=False, repr=False)
 
 
 def check_tool_name(name: Any) -> str:
@@ -264,6 +265,7 @@ class ToolRegistry(Mapping[str, Any]):
             validate=compiled.validate,
             injected=compiled.injected,
             takes_dict=adapter.takes_dict,
+            needs_call_id=adapter.needs_call_id or any(p.is_call_id for p in compiled.injected),
         )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dispatchguard.runtime.json_text import safe_text
+from dispatchguard.runtime.json_text import safe_text, to_jsonable
 from dispatchguard.runtime.models import (
     CLARIFICATION_ARG,
     CLARIFICATION_NAME,
@@ -40,8 +40,11 @@ _PRIMS = (str, int, float, bool)
 class ValidationResult:
     """Outcome of :func:`validate_tool_call`.
 
-    ``args`` are the validated arguments with defaults injected (empty when invalid);
-    ``kind`` is ``None`` when valid, else the error kind; ``question`` is set for a clarification.
+    ``args`` are the validated arguments with defaults injected, in their JSON form (an enum as
+    its value, a datetime as its ISO string: ready for ``json.dumps`` and for dispatching again);
+    ``values`` are the same arguments as the tool receives them (enum members, datetimes, models).
+    Both are empty when invalid. ``kind`` is ``None`` when valid, else the error kind;
+    ``question`` is set for a clarification.
     """
 
     valid: bool
@@ -51,6 +54,7 @@ class ValidationResult:
     kind: str | None = None
     question: str | None = None
     spec: ToolSpec | None = field(default=None, repr=False, compare=False)
+    values: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def display_name(name: Any, limit: int = 64) -> str:
@@ -151,7 +155,7 @@ def _validate(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> Vali
     r = check_call(payload, reg, reject, limit)
     if type(r) is tuple:
         spec, out = r
-        return ValidationResult(valid=True, tool_name=spec.name, args=out, spec=spec)
+        return ValidationResult(valid=True, tool_name=spec.name, args=to_jsonable(out), spec=spec, values=out)
     return r
 
 

@@ -114,8 +114,17 @@ def _rewrite(node: Any) -> Any:
         return tuple(_rewrite(x) for x in node)
     if not isinstance(node, dict):
         return node
-    out = {k: (v if k in _OPAQUE else _rewrite(v)) for k, v in node.items()}
+    out = {}
+    for k, v in node.items():
+        if k in _OPAQUE:
+            out[k] = v
+        elif k == "fields" and isinstance(v, dict):  # field name -> field schema (a name may be "type")
+            out[k] = {name: _rewrite(f) for name, f in v.items()}
+        else:
+            out[k] = _rewrite(v)
     t = out.get("type")
+    if not isinstance(t, str):
+        return out
     if t == "model":
         out["config"] = {**out.get("config", {}), "strict": True, "allow_inf_nan": False}
     elif t == "enum":
