@@ -32,7 +32,6 @@ from langchain_core.tools import (  # noqa: E402
     InjectedToolArg,
     InjectedToolCallId,
     StructuredTool,
-    ToolException,
 )
 from langchain_core.tools import tool as lc_tool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
@@ -228,16 +227,6 @@ def lc_type_arg(calls: Calls) -> tuple[Any, dict]:
         return f"{type}={a + b}"
 
     return lc_typed, {}
-
-
-def lc_tool_error(calls: Calls) -> tuple[Any, dict]:
-    @lc_tool(handle_tool_error=True)
-    def lc_refuse(a: int, b: int) -> int:
-        """Refuse."""
-        calls.add("lc_tool_error", (a, b))
-        raise ToolException("no adding today")
-
-    return lc_refuse, {}
 
 
 # --- plain functions -------------------------------------------------------------------------

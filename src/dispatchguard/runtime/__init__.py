@@ -16,13 +16,13 @@ from dispatchguard.runtime.models import (
     parse_tool_action,
 )
 from dispatchguard.runtime.prompt import render_tool_prompt
-from dispatchguard.runtime.schema.injected import InjectedArg
 from dispatchguard.runtime.registry import (
     TOOL_REGISTRY,
     RegistryError,
     ToolRegistry,
     ToolSpec,
 )
+from dispatchguard.runtime.schema.injected import InjectedArg
 from dispatchguard.runtime.validation import (
     ValidationResult,
     sanitize_args,
