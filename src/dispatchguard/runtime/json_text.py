@@ -165,10 +165,7 @@ def safe_text(obj: Any) -> str:
         if type(text) is str:  # pragma: no branch - str()/repr() return str or raise
             return text
     log.debug("ensure_json_str: str() and repr() failed for an object; using a placeholder")
-    try:
-        return f"<unprintable {type(obj).__qualname__} object>"
-    except Exception:
-        return "<unprintable object>"
+    return f"<unprintable {type(obj).__qualname__} object>"
 
 
 def _big_int_text(n: int) -> str:
@@ -236,9 +233,7 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
         return to_jsonable(obj.value, _depth, _path)
     if isinstance(obj, str):
         return str.__str__(obj)
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, int):
+    if isinstance(obj, int):  # an int subclass (bool cannot be subclassed)
         return _int(obj)
     if isinstance(obj, float):
         f = float(obj)

@@ -89,6 +89,26 @@ def _guarded(node: dict, guard: dict) -> dict:
     return chain
 
 
+def _typed_literal(node: dict) -> dict:
+    """A literal matched by JSON type and value: one strict branch per type (``True`` is not ``1``)."""
+    groups: dict[str, list[Any]] = {}
+    for v in node["expected"]:
+        guard = _value_guard([v])
+        if guard is None:  # a value JSON cannot carry (bytes, an enum member): left as it is
+            return node
+        groups.setdefault(guard["type"], []).append(v)
+    branches = [_guarded({**node, "expected": values}, _value_guard(values)) for values in groups.values()]
+    if len(branches) == 1:
+        return branches[0]
+    out: dict = {"type": "union", "choices": branches, "custom_error_type": "literal_mismatch",
+                 "custom_error_message": f"expected {_words(node)}"}
+    if "ref" in node:
+        out["ref"] = node["ref"]
+        for b in branches:
+            b.pop("ref", None)
+    return out
+
+
 def _words(node: Any) -> str:
     if not isinstance(node, dict):
         return "a value"
@@ -125,17 +145,15 @@ def _rewrite(node: Any) -> Any:
     t = out.get("type")
     if not isinstance(t, str):
         return out
-    if t == "model":
-        out["config"] = {**out.get("config", {}), "strict": True, "allow_inf_nan": False}
+    if t == "model" and not out.get("root_model") and out["schema"].get("type") == "model-fields":
+        return _model_from_fields(out)
     elif t == "enum":
         sub = {"str": "str", "int": "int", "float": "float"}.get(out.get("sub_type", ""))
         guard = {"type": sub, **_STRICT} if sub else _value_guard([m.value for m in out["members"]])
         if guard is not None:
             return _guarded(out, guard)
     elif t == "literal":
-        guard = _value_guard(list(out["expected"]))
-        if guard is not None:
-            return _guarded(out, guard)
+        return _typed_literal(out)
     elif t in _ARRAY_ENCODED:
         return _guarded(out, {"type": "list", **_STRICT})
     elif t in _STRING_ONLY:
@@ -146,6 +164,32 @@ def _rewrite(node: Any) -> Any:
     elif t == "union" and "custom_error_type" not in out:
         out["custom_error_type"] = "union_mismatch"
         out["custom_error_message"] = f"expected {_words(out)}"
+    return out
+
+
+_MODEL_MARK = "dispatchguard_model"
+
+
+def _model_from_fields(node: dict) -> dict:
+    """A model validated field by field in strict mode, then built without validating again.
+
+    pydantic-core reuses a complete model's own (lax) validator for a ``model`` schema, whatever
+    its config says; validating the ``model-fields`` ourselves keeps the whole tree strict.
+    """
+    cls = node["cls"]
+
+    def build(value: tuple) -> Any:
+        fields, _extra, fields_set = value
+        return cls.model_construct(_fields_set=fields_set, **fields)
+
+    fields_schema = dict(node["schema"])
+    config = node.get("config") or {}
+    if "extra_fields_behavior" in config and "extra_behavior" not in fields_schema:
+        fields_schema["extra_behavior"] = config["extra_fields_behavior"]
+    out: dict = {"type": "function-after", "function": {"type": "no-info", "function": build},
+                 "schema": fields_schema, "metadata": {_MODEL_MARK: cls}}
+    if "ref" in node:
+        out["ref"] = node["ref"]
     return out
 
 
@@ -192,7 +236,7 @@ def format_validation_error(tool: str, exc: ValidationError, schemas: Mapping[st
         what = f"expected {_EXPECTED[kind]}"
     elif kind in ("enum", "literal_error") and "expected" in (e.get("ctx") or {}):
         what = f"expected one of {e['ctx']['expected']}"
-    elif kind == "union_mismatch":
+    elif kind in ("union_mismatch", "literal_mismatch"):
         what = e["msg"]
     else:
         msg = str(e["msg"])
@@ -210,8 +254,8 @@ def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[d
         root = core["schema"]
         if root.get("type") == "definition-ref":
             root = defs[root["schema_ref"]]
-    config = {**(root.get("config") or {}), "strict": True, "allow_inf_nan": False}
-    if root.get("type") == "model" and root["schema"].get("type") == "model-fields":
+    config = {"strict": True, "allow_inf_nan": False}
+    if _MODEL_MARK in (root.get("metadata") or {}):
         fields_schema = dict(root["schema"])
         fields = {k: v for k, v in fields_schema["fields"].items() if k not in excluded}
         fields_schema.update(fields=fields, extra_behavior="ignore")
@@ -251,10 +295,12 @@ def compile_model(model: type[BaseModel], tool: str, doc_params: Mapping[str, st
         core = _rewrite(model.__pydantic_core_schema__)
         validate_fields, field_schemas, defs = _fields_validator(core, excluded)
         json_schema = model.model_json_schema()
-    except SchemaError:
-        raise
-    except Exception as exc:
+    except Exception as exc:  # pydantic raises many kinds at schema build time
         raise SchemaError(f"tool {tool!r}: cannot compile the arguments of {model.__name__}: {exc}") from None
+    ref = json_schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and "properties" not in json_schema:
+        # a recursive model is exported as a reference to itself
+        json_schema = {**json_schema["$defs"][ref.rsplit("/", 1)[-1]], "$defs": json_schema["$defs"]}
     props = json_schema.get("properties") or {}
     for name in excluded:
         props.pop(name, None)
@@ -309,6 +355,15 @@ def _validator(tool: str, validate_fields: Callable[[dict], dict], names: frozen
     return validate
 
 
+def _resolve_annotation(text: str, func: Callable[..., Any], where: str) -> Any:
+    """A string annotation evaluated in the function's module (when the others' hints failed)."""
+    namespace = getattr(inspect.unwrap(func), "__globals__", {})
+    try:
+        return eval(text, dict(namespace))
+    except Exception:
+        raise SchemaError(f"{where}: cannot resolve the annotation {text!r}") from None
+
+
 def _annotated_text(annotation: Any) -> str | None:
     """A plain string in ``Annotated[T, "description"]``."""
     if typing.get_origin(annotation) is typing.Annotated:
@@ -356,7 +411,7 @@ def compile_signature(func: Callable[..., Any], tool: str,
             raise SchemaError(f"{where}: names starting with '_' cannot be tool arguments")
         ann = hints.get(p.name, p.annotation)
         if isinstance(ann, str):
-            raise SchemaError(f"{where}: cannot resolve the annotation {ann!r}")
+            ann = _resolve_annotation(ann, func, where)
         kind = annotation_injection(ann)
         if kind is not None:
             key = kind[1] or ("tool_call_id" if kind[0] == "call_id" else p.name)
