@@ -53,6 +53,7 @@ log = logging.getLogger("dispatchguard.runtime")
 _PROPAGATE = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
 _RESERVED = ("error", "kind", "tool")
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+_BIG = 1 << 64
 _ERR_DUMPS = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False).encode
 
 
@@ -235,7 +236,7 @@ def _with_context(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None)
 
 def _run_sync(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        if spec.injected or spec.needs_call_id:
+        if spec.needs_context:
             args, call_id = _with_context(spec, args, context)
         else:
             call_id = None
@@ -245,6 +246,8 @@ def _run_sync(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = No
                 if inspect.isawaitable(result):
                     result = _await_in_sync(spec, result)
                 result = _framework_result(result)
+            elif type(result) is int and -_BIG < result < _BIG:
+                return str(result), None, spec.name, None
         else:
             try:
                 asyncio.get_running_loop()
@@ -270,7 +273,7 @@ async def _await(awaitable: Any) -> Any:
 
 async def _run_async(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        if spec.injected or spec.needs_call_id:
+        if spec.needs_context:
             args, call_id = _with_context(spec, args, context)
         else:
             call_id = None
@@ -299,7 +302,7 @@ def _dispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | No
               max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
     try:
         if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:
-            r = check_call(action, registry, registry.unknown_args == "reject", registry.max_bytes)
+            r = check_call(action, registry, registry.reject_unknown, registry.max_bytes)
         else:
             opts = _options(registry, unknown_args, max_bytes)
             if len(opts) == 4:
@@ -347,6 +350,10 @@ def dispatch_tool(
     arguments (by parameter name, or ``InjectedArg(key)``; ``"tool_call_id"`` for LangChain's
     ``InjectedToolCallId``): the caller's values, never the model's.
     """
+    if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:  # the hot path
+        r = check_call(action, registry, registry.reject_unknown, registry.max_bytes)
+        if type(r) is tuple:
+            return _run_sync(r[0], r[1], context)[0]
     return _dispatch(action, registry, unknown_args, max_bytes, context)[0]
 
 

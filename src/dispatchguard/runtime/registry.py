@@ -40,7 +40,7 @@ class RegistryError(ValueError):
     """A tool cannot be registered: bad or duplicate name, unsupported argument types, bad schema."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ToolSpec:
     """Per-tool facts for other layers (agent loop, HTTP server, exports).
 
@@ -66,6 +66,9 @@ class ToolSpec:
     injected: tuple[InjectedParam, ...] = field(default=(), repr=False)
     takes_dict: bool = field(default=False, repr=False)
     needs_call_id: bool = field(default=False, repr=False)
+    needs_context: bool = field(default=False, repr=False)  # injected arguments or a tool-call id
+    int_args: tuple[str, ...] = field(default=(), repr=False)  # integers: long only past 64 bits
+    long_args: tuple[str, ...] = field(default=(), repr=False)  # strings, arrays, objects: may be long
 
 
 def check_tool_name(name: Any) -> str:
@@ -107,6 +110,7 @@ class ToolRegistry(Mapping[str, Any]):
             raise ValueError(f"max_bytes must be a positive int, got {max_bytes!r}")
         self.max_bytes = max_bytes
         self.unknown_args = unknown_args
+        self.reject_unknown = unknown_args == "reject"
         self._specs: dict[str, ToolSpec] = {}
         self._aliases: dict[str, ToolSpec] = {}
         self._lock = threading.Lock()
@@ -250,6 +254,7 @@ class ToolRegistry(Mapping[str, Any]):
             attr = getattr(tool, "description", None)
             description = attr if isinstance(attr, str) and attr.strip() else summary
         description = " ".join(str(description).split())
+        needs_call_id = adapter.needs_call_id or any(p.is_call_id for p in compiled.injected)
         return ToolSpec(
             name=name,
             description=description,
@@ -265,8 +270,30 @@ class ToolRegistry(Mapping[str, Any]):
             validate=compiled.validate,
             injected=compiled.injected,
             takes_dict=adapter.takes_dict,
-            needs_call_id=adapter.needs_call_id or any(p.is_call_id for p in compiled.injected),
+            needs_call_id=needs_call_id,
+            needs_context=needs_call_id or bool(compiled.injected),
+            int_args=tuple(p.name for p in compiled.params if _size_class(p.schema) == "int"),
+            long_args=tuple(p.name for p in compiled.params if _size_class(p.schema) == "long"),
         )
+
+
+_BOUNDED_FORMATS = frozenset({"date-time", "date", "time", "uuid", "duration"})
+
+
+def _size_class(schema: dict) -> str:
+    """``"short"`` (booleans, numbers, enums, dates...), ``"int"`` or ``"long"``: which arguments
+    the dispatcher measures against ``max_bytes``."""
+    if "enum" in schema or "const" in schema:
+        return "short"
+    t = schema.get("type")
+    types = set(t) if isinstance(t, list) else {t} if isinstance(t, str) else set()
+    if not types:
+        return "long"
+    if types <= {"string", "null"} and schema.get("format") in _BOUNDED_FORMATS:
+        return "short"
+    if types <= {"boolean", "number", "null"}:
+        return "short"
+    return "int" if types <= {"integer", "boolean", "number", "null"} else "long"
 
 
 def _compile(name: str, source: Any, signature: Any, doc_params: dict[str, str]) -> CompiledArgs:

@@ -67,52 +67,33 @@ def display_name(name: Any, limit: int = 64) -> str:
     return text
 
 
-_BIG = 1 << 64
-
-
-def _args_size_exceeds(args: dict, limit: int) -> bool:
-    """Whether ``args`` serialised as JSON would exceed ``limit`` bytes (cheap lower bound first)."""
+def _too_large(out: dict, spec: ToolSpec, limit: int) -> bool:
+    """Whether the validated arguments, as JSON, exceed ``limit`` bytes. Only the arguments whose
+    type can be long are looked at (``spec.int_args``/``spec.long_args``, from the schema)."""
     total = 0
-    exact = False  # nested objects/arrays: measure them
-    for k, v in args.items():
+    for name in spec.int_args:
+        v = out.get(name)
+        if type(v) is int and v.bit_length() > 64:
+            total += v.bit_length() >> 1  # decimal digits < bits / 3
+    for name in spec.long_args:
+        v = out.get(name)
         tv = type(v)
         if tv is str:
             total += len(v)
-        elif tv is list:
-            total += len(v)
-            for x in v:
-                tx = type(x)
-                if tx is str:
-                    total += len(x)
-                elif tx is float:
-                    total += 3  # up to 24 characters: 3 x 8 below
-                elif tx is int:
-                    if not -_BIG < x < _BIG:
-                        total += x.bit_length() // 4
-                elif tx is not bool and x is not None:
-                    exact = True
         elif tv is int:
-            if not -_BIG < v < _BIG:
-                total += v.bit_length() // 4
-        elif tv is float:
-            total += 3
-        elif tv is not bool and v is not None:
-            exact = True
-        if type(k) is str:
-            total += len(k)
-    if not exact and total * 8 + 32 * len(args) <= limit:  # JSON needs at most 6 bytes per character
-        return False
-    if total > limit:
-        return True
-    import json
+            if v.bit_length() > 64:
+                total += v.bit_length() >> 1
+        elif v is not None and tv is not bool and tv is not float:  # arrays, objects, models: measure
+            return _json_size(out) > limit
+    # JSON needs at most 6 bytes per character ("\u0000"); 96 per argument for its name, a
+    # number, quotes and separators
+    return total * 6 + 96 * len(out) > limit and _json_size(out) > limit
 
+
+def _json_size(out: dict) -> int:
     from dispatchguard.runtime.json_text import ensure_json_str
 
-    try:
-        text = json.dumps(args, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = ensure_json_str(args)
-    return len(text.encode("utf-8", "surrogatepass")) > limit
+    return len(ensure_json_str(out).encode("utf-8", "surrogatepass"))
 
 
 def _fail(kind: str, error: str, tool: str | None = None, question: str | None = None) -> ValidationResult:
@@ -197,10 +178,11 @@ def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tup
             shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "..."
             return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
         name = spec.name  # an export name resolves to the registered name
-        if args and not sized and _args_size_exceeds(args, limit):
+        out = spec.validate(args, reject)
+        if not sized and (spec.long_args or spec.int_args) and _too_large(out, spec, limit):
             return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
                          spec.name)
-        return spec, spec.validate(args, reject)
+        return spec, out
     except ArgsError as exc:
         return _fail("invalid_args", exc.message, name)
     except RecursionError:

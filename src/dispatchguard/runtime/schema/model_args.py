@@ -256,17 +256,15 @@ def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[d
             root = defs[root["schema_ref"]]
     config = {"strict": True, "allow_inf_nan": False}
     if _MODEL_MARK in (root.get("metadata") or {}):
-        fields_schema = dict(root["schema"])
+        fields_schema = root["schema"]
         fields = {k: v for k, v in fields_schema["fields"].items() if k not in excluded}
-        fields_schema.update(fields=fields, extra_behavior="ignore")
-        schema = fields_schema if not defs else {
-            "type": "definitions", "schema": fields_schema, "definitions": list(defs.values())}
-        validate_fields = SchemaValidator(schema, config).validate_python
-
-        def validate(args: dict) -> dict:
-            return validate_fields(args)[0]
-
-        return validate, fields, defs
+        # A typed dict returns the plain dict we hand to the tool (no fields set, no model).
+        typed: dict = {"type": "typed-dict", "extra_behavior": "ignore", "config": config, "fields": {
+            k: {"type": "typed-dict-field", "schema": f["schema"], "required": f["schema"].get("type") != "default",
+                **({"validation_alias": f["validation_alias"]} if "validation_alias" in f else {})}
+            for k, f in fields.items()}}
+        schema = typed if not defs else {"type": "definitions", "schema": typed, "definitions": list(defs.values())}
+        return SchemaValidator(schema, config).validate_python, fields, defs
     # A model with model validators (or another wrapper): validate whole, then read the fields.
     whole = SchemaValidator(core, config).validate_python
     names = list(root.get("schema", {}).get("schema", {}).get("fields", {}))
@@ -341,7 +339,7 @@ def check_unknown(tool: str, args: dict, names: frozenset[str], reject: bool) ->
 def _validator(tool: str, validate_fields: Callable[[dict], dict], names: frozenset[str],
                null_to_default: frozenset[str], schemas: Mapping[str, dict]) -> Callable[[dict, bool], dict]:
     def validate(args: dict, reject_unknown: bool = False) -> dict:
-        if null_to_default and None in args.values():
+        if null_to_default and None in args.values():  # null for an optional argument: its default
             args = {k: v for k, v in args.items() if v is not None or k not in null_to_default}
         if not names.issuperset(args):
             check_unknown(tool, args, names, reject_unknown)
