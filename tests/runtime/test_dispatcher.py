@@ -326,7 +326,7 @@ def test_benchmark_script_runs(capsys):
     spec.loader.exec_module(mod)
     assert mod.main(["--repeat", "3", "--number", "200", "--json"]) == 0
     out = capsys.readouterr().out
-    assert "dispatch overhead (dict payload)" in out
+    assert "dispatch_tool overhead (dict payload)" in out and "ratio LangChain / dispatch_tool" in out
 
 
 def test_bad_options(reg):

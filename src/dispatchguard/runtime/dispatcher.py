@@ -242,12 +242,12 @@ def _run_sync(spec: ToolSpec, args: dict, context: Mapping[str, Any] | None = No
             call_id = None
         if spec.call is not None:
             result = spec.call(args, call_id) if spec.takes_dict else spec.call(**args)
+            if type(result) is int and -_BIG < result < _BIG:
+                return str(result), None, spec.name, None
             if type(result) not in _PLAIN:
                 if inspect.isawaitable(result):
                     result = _await_in_sync(spec, result)
                 result = _framework_result(result)
-            elif type(result) is int and -_BIG < result < _BIG:
-                return str(result), None, spec.name, None
         else:
             try:
                 asyncio.get_running_loop()

@@ -67,13 +67,16 @@ def display_name(name: Any, limit: int = 64) -> str:
     return text
 
 
+_BIG = 1 << 64
+
+
 def _too_large(out: dict, spec: ToolSpec, limit: int) -> bool:
     """Whether the validated arguments, as JSON, exceed ``limit`` bytes. Only the arguments whose
     type can be long are looked at (``spec.int_args``/``spec.long_args``, from the schema)."""
     total = 0
     for name in spec.int_args:
         v = out.get(name)
-        if type(v) is int and v.bit_length() > 64:
+        if type(v) is int and not -_BIG < v < _BIG:
             total += v.bit_length() >> 1  # decimal digits < bits / 3
     for name in spec.long_args:
         v = out.get(name)
@@ -146,27 +149,26 @@ def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tup
     try:
         tp = type(payload)
         sized = False  # True when the size is already bounded (JSON text within the limit)
-        if tp is str or tp is bytes or tp is bytearray:
-            payload = decode_action(payload, limit)
-            tp = type(payload)
-            sized = True
-        if tp is dict:
-            # fast path for the exact shape; anything unusual goes through check_action_shape
-            if len(payload) == 2 and type(name := payload.get("name")) is str and \
-                    type(args := payload.get("args")) is dict:
-                pass
+        if tp is dict and len(payload) == 2 and type(name := payload.get("name")) is str and \
+                type(args := payload.get("args")) is dict:
+            pass  # the usual shape; anything unusual goes through check_action_shape
+        else:
+            if tp is str or tp is bytes or tp is bytearray:
+                payload = decode_action(payload, limit)
+                tp = type(payload)
+                sized = True
+            if tp is dict:
+                name, args = check_action_shape(payload, check_values=False)
+            elif isinstance(payload, ToolAction):
+                name, args = payload.name, payload.args
+            elif isinstance(payload, Clarification):
+                name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
+            elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
+                text = bytes(payload) if isinstance(payload, (bytes, bytearray)) else str.__str__(payload)
+                name, args = check_action_shape(decode_action(text, limit), check_values=False)
+                sized = True
             else:
                 name, args = check_action_shape(payload, check_values=False)
-        elif isinstance(payload, ToolAction):
-            name, args = payload.name, payload.args
-        elif isinstance(payload, Clarification):
-            name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
-        elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
-            name, args = check_action_shape(decode_action(bytes(payload) if isinstance(payload, (bytes, bytearray))
-                                                          else str.__str__(payload), limit), check_values=False)
-            sized = True
-        else:
-            name, args = check_action_shape(payload, check_values=False)
         spec = reg._specs.get(name) or reg.resolve(name)
         if spec is None:
             if name == CLARIFICATION_NAME:
