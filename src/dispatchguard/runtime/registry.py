@@ -1,5 +1,8 @@
 """``ToolRegistry``: the tools a dispatcher may call, with their argument schemas and validators.
 
+Each registration compiles the tool's arguments (:mod:`dispatchguard.runtime.schema`) and decides
+how the tool is called (:mod:`dispatchguard.runtime.adapters`).
+
 A registry is a read-only ``Mapping[str, tool]`` (``TOOL_REGISTRY["File Writer Tool"]`` is a plain
 lookup of the registered object). Schemas and validators are built once, at registration.
 """
@@ -176,12 +179,13 @@ class ToolRegistry(Mapping[str, Any]):
     ) -> Any:
         """Register ``tool`` under ``name`` and return it.
 
-        ``tool`` is a function (sync or ``async def``), or an object with ``.run(**kwargs)``
-        and/or ``.arun(**kwargs)`` (CrewAI style), or a LangChain tool (called with
-        ``invoke(args)``/``ainvoke(args)``). The argument schema is ``schema`` (a JSON Schema dict
-        or a pydantic model class) when given, else the tool's ``args_schema``, else the signature
-        and docstring. Raises :class:`RegistryError` for a bad or duplicate name, an unsupported
-        argument type, or a tool that is neither callable nor has ``run``/``arun``.
+        ``tool`` is a function (sync or ``async def``), a CrewAI tool, a LangChain tool, or an object
+        with ``.run(**kwargs)`` and/or ``.arun(**kwargs)`` (see :mod:`dispatchguard.runtime.adapters`
+        for how each is called). The argument schema is ``schema`` (a JSON Schema dict or a pydantic
+        v2 or v1 model class) when given, else the tool's ``args_schema``, else the signature and
+        docstring; it is compiled here, once, into the validator. Raises :class:`RegistryError` for
+        a bad or duplicate name, argument types that cannot be validated, or a tool that is neither
+        callable nor has ``run``/``arun``.
         """
         check_tool_name(name)
         if inspect.isclass(tool):
