@@ -207,6 +207,7 @@ def test_a_thread_whose_wait_was_cancelled_before_it_started_does_nothing(regist
             pending.append(self.target)
 
     monkeypatch.setattr(execute_module.threading, "Thread", NotYetStarted)
+    assert execute_module._reserve_slot()  # the caller holds a slot; the thread frees it
     future = execute_module._start_thread(call("add", a=1, b=2), registry)
     monkeypatch.undo()
     assert future.cancel()

@@ -24,7 +24,7 @@ class LimitedTool(CrewBaseTool):
     description: str = "Answers once."
 
     def _run(self, q: str) -> str:
-        return f"answer to {q}"
+        return json.dumps(f"answer to {q}")
 
 
 def _refuse(q: str) -> str:
