@@ -181,7 +181,18 @@ def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tup
             return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
         name = spec.name  # an export name resolves to the registered name
         out = spec.validate(args, reject)
-        if not sized and (spec.long_args or spec.int_args) and _too_large(out, spec, limit):
+        if sized:
+            return spec, out
+        if spec.long_args:
+            too_large = _too_large(out, spec, limit)
+        else:  # integers only: long past 64 bits
+            too_large = False
+            for arg in spec.int_args:
+                v = out.get(arg)
+                if type(v) is int and not -_BIG < v < _BIG:
+                    too_large = _too_large(out, spec, limit)
+                    break
+        if too_large:
             return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
                          spec.name)
         return spec, out
