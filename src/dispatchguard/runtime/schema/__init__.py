@@ -2,10 +2,11 @@
 the prompt's argument list and a validator.
 
 Three sources: a function signature or a pydantic v2 model (validated by pydantic-core,
-:mod:`.model_args`), or a JSON Schema document (validated by jsonschema-rs, :mod:`.dict_args`;
-pydantic v1 models go through their ``.schema()``). Injected arguments (:mod:`.injected`) are left
-out of all of them and supplied by the caller. :mod:`.json_schemas` tidies the exported documents
-and words them for the prompt; :mod:`.docstrings` reads parameter descriptions.
+:mod:`.model_args`, on the core schema :mod:`.strict_core` makes strict for JSON input), or a JSON
+Schema document (validated by jsonschema-rs, :mod:`.dict_args`; pydantic v1 models go through their
+``.schema()``). Injected arguments (:mod:`.injected`) are left out of all of them and supplied by
+the caller. :mod:`.messages` words the errors, :mod:`.json_schemas` tidies the exported documents
+and words them for the prompt, :mod:`.docstrings` reads parameter descriptions.
 """
 
 from __future__ import annotations

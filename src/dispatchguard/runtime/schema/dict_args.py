@@ -20,7 +20,7 @@ import jsonschema_rs
 from dispatchguard.runtime.json_text import to_jsonable
 from dispatchguard.runtime.schema.base import ArgsError, CompiledArgs, SchemaError
 from dispatchguard.runtime.schema.json_schemas import args_of, describe, strict_schema, tidy_schema
-from dispatchguard.runtime.schema.model_args import check_unknown
+from dispatchguard.runtime.schema.messages import check_unknown, shown_value
 
 __all__ = ["compile_json_schema"]
 
@@ -36,12 +36,6 @@ def _validator(schema: Mapping[str, Any]) -> Any:
                                        pattern_options=jsonschema_rs.RegexOptions())
 
 
-def _shown(v: Any) -> str:
-    from dispatchguard.runtime.models import json_type_name, short_repr
-
-    return f"{json_type_name(v)} {short_repr(v)}"
-
-
 def _message(tool: str, error: Any, schemas: Mapping[str, dict]) -> ArgsError:
     path = list(getattr(error, "instance_path", None) or [])
     kind = getattr(error, "kind", None)
@@ -54,7 +48,7 @@ def _message(tool: str, error: Any, schemas: Mapping[str, dict]) -> ArgsError:
     where = "".join(f"item {x}: " if isinstance(x, int) else f"field {x!r}: " for x in path[1:])
     if kind_name == "Type":
         types = getattr(kind, "types", None) or []
-        what = f"expected {' or '.join(str(t) for t in types)}, got {_shown(getattr(error, 'instance', None))}"
+        what = f"expected {' or '.join(str(t) for t in types)}, got {shown_value(getattr(error, 'instance', None))}"
     else:
         what = str(getattr(error, "message", error))
     prefix = f"argument {arg!r}: " if arg is not None else ""
