@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from dispatchguard import ToolRegistry, adispatch_tool, dispatch_tool, ensure_json_str
-from dispatchguard.runtime.json_text import MAX_ITEMS, MAX_TEXT_DEPTH, safe_text
+from dispatchguard.runtime.json_text import MAX_ITEMS, safe_text
 
 
 class Boom(BaseException):
@@ -56,14 +56,14 @@ def at_depth(depth: int, func, *args):
 
 
 def test_json_document_strings_do_not_depend_on_the_callers_stack():
-    shallow_doc = "[" * 400 + "]" * 400
-    deep_doc = "[" * (MAX_TEXT_DEPTH + 1) + "]" * (MAX_TEXT_DEPTH + 1)
-    headroom = sys.getrecursionlimit() - 120
-    for text in (shallow_doc, deep_doc):
+    limit = sys.getrecursionlimit()
+    doc = "[" * (limit - 100) + "]" * (limit - 100)  # decodable on a fresh stack
+    too_deep = "[" * (limit + 100) + "]" * (limit + 100)
+    for text in (doc, too_deep):
         here = ensure_json_str(text)
-        assert at_depth(headroom, ensure_json_str, text) == here
-    assert ensure_json_str(shallow_doc) == shallow_doc  # a JSON document: unchanged
-    assert json.loads(ensure_json_str(deep_doc)) == deep_doc  # too deep: a string literal
+        assert at_depth(limit - 120, ensure_json_str, text) == here  # the caller's depth does not matter
+    assert ensure_json_str(doc) == doc  # a JSON document: unchanged
+    assert json.loads(ensure_json_str(too_deep)) == too_deep  # beyond the parser: a string literal
     wide = "[" + "[], " * 600 + "[]]"  # many brackets, shallow
     assert ensure_json_str(wide) == wide
     with_strings = '["[[[[", "]]]"]'

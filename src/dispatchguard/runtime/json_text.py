@@ -3,8 +3,8 @@
 Contract (every point is tested, most of them as hypothesis properties):
 
 * a ``str`` that already is a JSON document (strictly: no ``NaN``/``Infinity``, numbers within
-  the double range, nested at most :data:`MAX_TEXT_DEPTH` deep, whatever the caller's stack depth)
-  is returned unchanged, except that raw lone surrogates inside it are written as ``\\uXXXX``
+  the double range, parseable within the parser's nesting limit on a fresh stack, so whatever the
+  caller's stack depth) is returned unchanged, except that raw lone surrogates inside it are written as ``\\uXXXX``
   escapes; any other string becomes a JSON string literal;
 * everything else is serialised to JSON text with ``ensure_ascii=False``;
 * the result is always a ``str`` that :func:`json.loads` accepts with non-finite constants
@@ -62,15 +62,13 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_ITEMS", "MAX_TEXT_DEPTH", "JsonReturningToolMixin", "drain", "ensure_json_str",
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "JsonReturningToolMixin", "drain", "ensure_json_str",
            "safe_text", "to_jsonable"]
 
 log = logging.getLogger(__name__)
 
 #: Python containers nested deeper than this are cut off (the deeper value becomes a marker string).
 MAX_DEPTH = 100
-#: A JSON document string nested deeper than this is treated as text (decided without recursion).
-MAX_TEXT_DEPTH = 512
 #: A generator result is consumed up to this many items; a longer one is refused.
 MAX_ITEMS = 10_000
 CIRCULAR = "<circular reference>"
@@ -93,35 +91,14 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_OPENERS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
-
-
-def _too_deep(text: str) -> bool:
-    """Whether the JSON text nests deeper than MAX_TEXT_DEPTH (strings skipped, no recursion)."""
-    if text.count("[") + text.count("{") <= MAX_TEXT_DEPTH:
-        return False
-    depth = 0
-    for m in _OPENERS.finditer(text):
-        c = m.group()
-        if c in "[{":
-            depth += 1
-            if depth > MAX_TEXT_DEPTH:
-                return True
-        elif c in "]}":
-            depth -= 1
-    return False
-
-
 def _loads(text: str) -> Any:
     return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _strict_loads(text: str) -> Any:
-    if _too_deep(text):
-        raise ValueError("nested too deeply")
     try:
         return _loads(text)
-    except RecursionError:  # the caller's stack is deep: decide on a fresh one, not on its depth
+    except RecursionError:  # decide on a fresh stack, so that the caller's depth does not matter
         return _on_fresh_stack(_loads, text)
 
 
