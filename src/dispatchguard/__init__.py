@@ -31,6 +31,7 @@ _LAZY_EXPORTS = {
     "dispatch_tool_result": "dispatchguard.runtime.dispatcher",
     "DispatchResult": "dispatchguard.runtime.dispatcher",
     "render_tool_prompt": "dispatchguard.runtime.prompt",
+    "InjectedArg": "dispatchguard.runtime.schema.injected",
 }
 
 # Spelled out for static analysis; a test checks it matches _LAZY_EXPORTS.
@@ -38,6 +39,7 @@ __all__ = [
     "TOOL_REGISTRY",
     "Clarification",
     "DispatchResult",
+    "InjectedArg",
     "JsonReturningToolMixin",
     "RegistryError",
     "ToolAction",

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Annotated
 
 import pytest
 
+from dispatchguard import InjectedArg, ToolRegistry
 from dispatchguard.agent import execute as execute_module
 from dispatchguard.agent.execute import (
     CancelToken,
@@ -158,14 +160,28 @@ def test_calls_that_are_not_parallel_safe_keep_their_order(registry, calls):
     assert [label for _, label in calls.log] == ["a", "b", "c", "d"]
 
 
-def test_tool_name_is_read_from_every_call_shape():
-    from dispatchguard.agent.execute import _tool_name
+def test_every_call_shape_reaches_its_tool(registry, calls):
     from dispatchguard.runtime.models import ToolAction
 
-    assert _tool_name(ToolAction(name="x", args={})) == "x"
-    assert _tool_name({"tool": "y", "args": {}}) == "y"
-    assert _tool_name(b'{"name": "z", "args": {}}') == "z"
-    assert _tool_name("[1]") == "" and _tool_name({"name": 3}) == "" and _tool_name(None) == ""
+    shapes = [ToolAction(name="add", args={"a": 1, "b": 1}), {"tool": "add", "args": {"a": 1, "b": 2}},
+              b'{"name": "add", "args": {"a": 1, "b": 3}}', '{"name": "add", "args": {"a": 1, "b": 4}}']
+    assert [run(execute_tool(s, registry=registry)) for s in shapes] == ["2", "3", "4", "5"]
+    for bad in ("[1]", {"name": 3, "args": {}}, None):
+        assert json.loads(run(execute_tool(bad, registry=registry)))["kind"] == "invalid_action"
+    assert calls.names() == ["add"] * 4
+
+
+def test_context_reaches_injected_arguments():
+    reg = ToolRegistry()
+
+    def whoami(user: Annotated[str, InjectedArg("user_id")]) -> str:
+        return user
+
+    reg.register("whoami", whoami)
+    call_ = {"name": "whoami", "args": {"user": "admin"}}
+    assert run(execute_tool(call_, registry=reg, context={"user_id": "u1"})) == '"u1"'
+    assert run(execute_tools([call_, call_], registry=reg, context={"user_id": "u2"})) == ['"u2"', '"u2"']
+    assert json.loads(run(execute_tool(call_, registry=reg)))["kind"] == "missing_context"
 
 
 def test_a_call_that_never_started_is_not_stranded():
@@ -191,6 +207,7 @@ def test_a_thread_whose_wait_was_cancelled_before_it_started_does_nothing(regist
             pending.append(self.target)
 
     monkeypatch.setattr(execute_module.threading, "Thread", NotYetStarted)
+    assert execute_module._reserve_slot()  # the caller holds a slot; the thread frees it
     future = execute_module._start_thread(call("add", a=1, b=2), registry)
     monkeypatch.undo()
     assert future.cancel()
@@ -199,8 +216,6 @@ def test_a_thread_whose_wait_was_cancelled_before_it_started_does_nothing(regist
 
 
 def test_system_exit_in_a_sync_tool_reaches_the_caller():
-    from dispatchguard import ToolRegistry
-
     reg = ToolRegistry()
 
     @reg.tool()

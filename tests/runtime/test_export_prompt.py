@@ -174,8 +174,9 @@ def test_null_maps_back_to_default(wreg):
     full["city"] = "Oslo"
     v = validate_tool_call({"name": "Weather_Forecast", "args": full}, wreg)
     assert v.valid
-    assert v.args == {"city": "Oslo", "days": 3, "unit": Unit.C, "hourly": False, "ratio": 0.5, "tags": [],
+    assert v.args == {"city": "Oslo", "days": 3, "unit": "celsius", "hourly": False, "ratio": 0.5, "tags": [],
                       "mode": "fast", "limit": None, "scale": None}
+    assert v.values == {**v.args, "unit": Unit.C}
 
 
 def test_render_tool_prompt(wreg):
@@ -191,7 +192,7 @@ def test_render_tool_prompt(wreg):
     r2.register("s", lambda **kw: kw, schema={"type": "object", "properties": {"q": {"type": "string"}}})
     assert "q (string, optional)" in render_tool_prompt(r2)
     assert '"name": "None"' in text and "clarification_needed" in text
-    assert '"ToolAction"' in text
+    assert "JSON schema (ToolAction)" in text and '"title"' not in text
     empty = render_tool_prompt(ToolRegistry())
     assert "(no tools are available)" in empty
     r = ToolRegistry()

@@ -239,7 +239,7 @@ def test_subclasses_of_primitives():
     class S(str):
         pass
 
-    class I(int):
+    class Int(int):
         pass
 
     class F(float):
@@ -248,7 +248,7 @@ def test_subclasses_of_primitives():
     assert ensure_json_str(S("x")) == '"x"'
     assert ensure_json_str(S("[1]")) == "[1]"
     assert ensure_json_str(WeirdStr("y")) == '"y"'
-    assert ensure_json_str([I(3), F(2.5), F("inf")]) == "[3, 2.5, null]"
+    assert ensure_json_str([Int(3), F(2.5), F("inf")]) == "[3, 2.5, null]"
 
 
 def test_huge_ints(caplog):

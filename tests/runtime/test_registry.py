@@ -130,48 +130,37 @@ def test_signature_types():
     assert props["u"]["type"] == ["integer", "string"]
     assert props["pipe"] == {"type": ["integer", "null"], "default": 3}
     assert props["lst"] == {"type": "array", "items": {"type": "integer"}, "default": [1]}
+    assert props["tup"] == {"type": "array", "items": {"type": "integer"}, "default": []}
     assert props["ann"] == {"type": "integer", "minimum": 0, "maximum": 10, "description": "zero to ten", "default": 5}
     assert props["ann2"]["description"] == "a described string"
     assert props["fld"] == {"type": "integer", "exclusiveMinimum": 0, "description": "from Field", "default": 7}
-    assert "anyOf" in props["anything"]
+    assert props["anything"] == {"default": None}  # any JSON value
     assert props["nothing"] == {"type": "null", "default": None}
     assert r.schema("f")["required"] == ["s", "i", "n", "b", "lit"]
-    out = dispatch_tool({"name": "f", "args": {"s": "", "i": 1, "n": 2, "b": False, "lit": "y", "color": "green"}},
+    out = dispatch_tool({"name": "f", "args": {"s": "", "i": 1, "n": 2, "b": False, "lit": "y", "color": "green",
+                                               "tup": [1, 2], "seq": [1, 2.5]}}, registry=r)
+    assert '"color": "green"' in out and '"n": 2.0' in out and '"fld": 7' in out and '"tup": [1, 2]' in out
+    bad = dispatch_tool({"name": "f", "args": {"s": "", "i": 1, "n": 2, "b": False, "lit": "y", "u": 1.5}},
                         registry=r)
-    assert '"color": "green"' in out and '"n": 2.0' in out and '"fld": 7' in out
+    assert "argument 'u': expected integer or string, got number 1.5" in bad
 
 
 @pytest.mark.parametrize(
     "sig",
     [
-        "def f(x: dict): pass",
-        "def f(x: list[list[int]]): pass",
-        "def f(x: tuple[int, str]): pass",
         "def f(x, /): pass",
+        "def f(_x: int): pass",
+        "def f(x: object()): pass",
         "def f(x: 'Undefined'): pass",
-        "def f(x: set): pass",
         "def f(x: int = 'no'): pass",
-        "def f(x: Annotated[bool, Field(ge=1)]): pass",
-        "def f(x: int = Field(default_factory=list)): pass",
-        "def f(x: Literal[b'x']): pass",
         "def f(x: Annotated[str, Field(pattern='(')]): pass",
     ],
 )
 def test_unsupported_signatures(sig):
     ns = {"Annotated": Annotated, "Field": Field, "Literal": Literal}
-    exec(sig, ns)  # noqa: S102 - test input
+    exec(sig, ns)
     with pytest.raises(RegistryError):
         ToolRegistry().register("f", ns["f"])
-
-
-def test_bad_enum_values():
-    class Bad(enum.Enum):
-        A = (1, 2)
-
-    def f(x: Bad): ...
-
-    with pytest.raises(RegistryError, match="enum Bad"):
-        ToolRegistry().register("f", f)
 
 
 def test_bad_tools():
@@ -286,41 +275,6 @@ def test_object_tool_run_signature_and_arun():
     assert dispatch_tool({"name": "callable", "args": {"x": 1}}, registry=r) == "1"
 
 
-def test_langchain_like_tool():
-    import types
-
-    mod = types.ModuleType("langchain_core.tools.fake")
-
-    class FakeBase:
-        pass
-
-    FakeBase.__module__ = "langchain_core.tools.base"
-
-    class LC(FakeBase):
-        name = "lc"
-        description = "A LangChain tool."
-        args_schema = ReadArgs
-
-        def invoke(self, args):
-            return {"got": args}
-
-        async def ainvoke(self, args):
-            return {"agot": args}
-
-        def run(self, tool_input):  # LangChain's run takes a dict, not **kwargs
-            raise AssertionError("must use invoke")
-
-    del mod
-    r = ToolRegistry()
-    r.register("lc", LC())
-    assert r.spec("lc").is_async
-    out = dispatch_tool({"name": "lc", "args": {"path": "p"}}, registry=r)
-    assert out.startswith('{"got": {"path": "p"')
-    from dispatchguard.runtime import adispatch_tool
-
-    assert asyncio.run(adispatch_tool({"name": "lc", "args": {"path": "p"}}, registry=r)).startswith('{"agot"')
-
-
 @pytest.mark.parametrize(
     "schema",
     [
@@ -328,23 +282,16 @@ def test_langchain_like_tool():
         {"type": "object", "properties": []},
         {"type": "object", "required": "a"},
         {"type": "object", "properties": {}, "required": ["a"]},
-        {"type": "object", "properties": {"a": {"type": "object"}}},
         {"type": "object", "properties": {"a": {"$ref": "http://x"}}},
         {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}},
-        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/A"}}},
         {"type": "object", "properties": {"a": {"anyOf": []}}},
-        {"type": "object", "properties": {"a": {"allOf": [{}, {}]}}},
         {"type": "object", "properties": {"a": {"enum": "x"}}},
-        {"type": "object", "properties": {"a": {"enum": []}}},
-        {"type": "object", "properties": {"a": {"enum": [[1]]}}},
         {"type": "object", "properties": {"a": {"enum": [float("nan")]}}},
-        {"type": "object", "properties": {"a": {"type": "string", "not": {}}}},
         {"type": "object", "properties": {"a": {"type": "string", "pattern": 5}}},
         {"type": "object", "properties": {"a": {"type": "string", "minLength": -1}}},
         {"type": "object", "properties": {"a": {"type": "integer", "minimum": "0"}}},
         {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 0}}},
         {"type": "object", "properties": {"a": {"type": "array", "minItems": 1.5}}},
-        {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "array"}}}},
         {"type": "object", "properties": {"a": {"type": "string", "default": 3}}},
         {"type": "object", "properties": {"a": 5}},
         {"type": "object", "properties": {"a": {"type": "text"}}},
@@ -371,19 +318,23 @@ def test_json_schema_features():
             "fa": {"type": "array", "items": {}},
             "num": {"type": "number", "exclusiveMaximum": 1, "multipleOf": 0.25},
             "pat": {"type": "string", "pattern": "^x", "minLength": 2, "format": "uri"},
+            "obj": {"type": "object", "properties": {"k": {"type": "integer"}}, "required": ["k"]},
+            "when": {"type": "string", "format": "date-time"},
         },
         "required": ["mode"],
     }
     r = ToolRegistry()
     r.register("t", lambda **kw: kw, schema=schema)
     ok = dispatch_tool({"name": "t", "args": {"mode": "a", "c": 3, "o": None, "tl": 1, "arr": ["ab"],
-                                              "free": [1, "x"], "fa": [None], "num": 0.5, "pat": "xy"}},
+                                              "free": [1, "x"], "fa": [None], "num": 0.5, "pat": "x:y",
+                                              "obj": {"k": 1}, "when": "2024-05-01T10:00:00Z"}},
                        registry=r)
     assert '"m2": "b"' in ok and '"o": null' in ok
     for bad in ({"mode": "c"}, {"mode": "a", "c": 4}, {"mode": "a", "o": 0}, {"mode": "a", "arr": ["abc"]},
                 {"mode": "a", "arr": ["a", "b", "c"]}, {"mode": "a", "num": 1}, {"mode": "a", "num": 0.3},
                 {"mode": "a", "pat": "yy"}, {"mode": "a", "pat": "x"}, {"mode": "a", "tl": 1.5},
-                {"mode": "a", "free": {"x": 1}}, {"mode": "a", "free": [[1]]}, {"mode": "a", "arr": "ab"}):
+                {"mode": "a", "pat": "xy"}, {"mode": "a", "obj": {"k": "1"}}, {"mode": "a", "obj": {}},
+                {"mode": "a", "when": "yesterday"}, {"mode": "a", "arr": "ab"}):
         out = dispatch_tool({"name": "t", "args": bad}, registry=r)
         assert '"kind": "invalid_args"' in out, (bad, out)
 
@@ -394,7 +345,7 @@ def test_pydantic_model_schema_error():
         def model_json_schema(cls):
             raise RuntimeError("nope")
 
-    with pytest.raises(RegistryError, match="cannot build"):
+    with pytest.raises(RegistryError, match="schema must be"):
         ToolRegistry().register("t", lambda: 1, schema=Broken)
 
 
@@ -463,12 +414,6 @@ def test_annotated_constraints_on_arrays_and_numbers():
     for bad in ({"tags": []}, {"tags": ["a", "b", "c"]}, {"tags": ["a"], "n": 4}, {"tags": ["a"], "x": 1}):
         assert '"invalid_args"' in dispatch_tool({"name": "f", "args": bad}, registry=r), bad
 
-    def g(m: Annotated[Literal["a"], Field(ge=1)]):
-        return m
-
-    with pytest.raises(RegistryError, match="do not apply"):
-        r.register("g", g)
-
 
 def test_number_subclasses_and_strings():
     class F(float):
@@ -477,7 +422,7 @@ def test_number_subclasses_and_strings():
     class S(str):
         pass
 
-    class I(int):
+    class Int(int):
         pass
 
     r = ToolRegistry()
@@ -485,7 +430,7 @@ def test_number_subclasses_and_strings():
         "x": {"type": "number"}, "s": {"type": "string"}, "i": {"type": "integer"}}})
     from dispatchguard.runtime import validate_tool_call
 
-    v = validate_tool_call({"name": "f", "args": {"x": F(1.5), "s": S("q"), "i": I(3)}}, r)
+    v = validate_tool_call({"name": "f", "args": {"x": F(1.5), "s": S("q"), "i": Int(3)}}, r)
     assert v.valid and v.args == {"x": 1.5, "s": "q", "i": 3}
     assert (type(v.args["x"]), type(v.args["s"]), type(v.args["i"])) == (float, str, int)
     assert not validate_tool_call({"name": "f", "args": {"x": F("nan")}}, r).valid
@@ -496,32 +441,3 @@ def test_number_subclasses_and_strings():
         pass
 
     assert validate_tool_call(B(b'{"name": "f", "args": {"s": "t"}}'), r).valid
-
-
-def test_langchain_like_tool_without_args_schema():
-    class FakeBase:
-        pass
-
-    FakeBase.__module__ = "langchain_core.tools.base"
-
-    class Input(BaseModel):
-        q: str
-
-    class LC(FakeBase):
-        description = "no args_schema; LangChain derives one"
-        args_schema = None
-
-        def get_input_schema(self):
-            return Input
-
-        def _run(self, q: str, run_manager: object = None):
-            raise AssertionError("not called directly")
-
-        def invoke(self, args):
-            return args
-
-    r = ToolRegistry()
-    r.register("lc", LC())
-    assert r.schema("lc")["properties"] == {"q": {"type": "string"}}
-    assert dispatch_tool({"name": "lc", "args": {"q": "x"}}, registry=r) == '{"q": "x"}'
-    assert not r.spec("lc").is_async

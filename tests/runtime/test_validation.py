@@ -33,9 +33,9 @@ def r():
         ({"i": 1, "flag": 1}, "argument 'flag': expected boolean, got integer 1"),
         ({"i": 1, "x": "1.0"}, "argument 'x': expected number"),
         ({"i": 1, "x": True}, "expected number"),
-        ({"i": 1, "x": float("inf")}, "expected number"),
+        ({"i": 1, "x": float("inf")}, "expected a finite number, got number inf"),
         ({"i": 1, "x": 10**400}, "expected number"),
-        ({"i": 1, "tags": "t"}, "argument 'tags': expected array of string"),
+        ({"i": 1, "tags": "t"}, "argument 'tags': expected array, got string \"t\""),
         ({"i": 1, "tags": ["a", 1]}, "argument 'tags': item 1: expected string, got integer 1"),
         ({}, "missing required argument 'i'"),
         ({"i": None}, "expected integer, got null"),
@@ -68,7 +68,7 @@ def test_unknown_args(r):
     v = validate_tool_call({"name": "f", "args": {"i": 1, "zzz": 2}}, r, unknown_args="reject")
     assert not v.valid and "unknown argument(s) \"zzz\"" in v.error and "'i'" in v.error
     v = validate_tool_call({"name": "f", "args": {"i": 1, "zzz": {"a": 1}}}, r)
-    assert not v.valid and v.kind == "invalid_args"
+    assert v.valid and "zzz" not in v.args  # dropped unread
     v = validate_tool_call({"name": "f", "args": {"i": 1, 7: 1}}, r)
     assert not v.valid and "argument names must be strings" in v.error
     v = validate_tool_call({"name": "f", "args": {}}, r, unknown_args="bogus")
@@ -109,7 +109,7 @@ def test_size_limits(r):
     assert validate_tool_call(lst, r, max_bytes=1000).kind == "payload_too_large"
     huge_int = {"name": "f", "args": {"i": 10**3000}}
     assert validate_tool_call(huge_int, r, max_bytes=1000).kind == "payload_too_large"
-    huge_item = {"name": "f", "args": {"i": 1, "tags": [10**3000]}}
+    huge_item = {"name": "f", "args": {"i": 1, "tags": ["9" * 3000]}}
     assert validate_tool_call(huge_item, r, max_bytes=1000).kind == "payload_too_large"
     weird = {"name": "f", "args": {"i": 1, "s": "x" * 150, "zz": float("nan")}}
     assert validate_tool_call(weird, r, max_bytes=1000).valid

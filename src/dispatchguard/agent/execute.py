@@ -8,10 +8,15 @@ objects); it adds what an agent loop needs on top:
 - **a timeout** (12 s by default): the call then returns ``{"error", "kind": "timeout", "tool",
   "timeout"}``. An async tool is cancelled. *A sync tool's thread cannot be killed*: Python has no
   way to stop a thread, so it keeps running until the function returns and its result is dropped.
-  Such stranded threads are counted (:func:`stranded_threads`); while
-  :data:`MAX_STRANDED_THREADS` of them are still running, new sync calls are refused at once with
-  kind ``"overloaded"`` instead of piling up more stuck threads. Tools that talk to the network
-  should carry their own timeouts (``dispatchguard.http`` does) so they do end;
+  Such stranded threads are counted (:func:`stranded_threads`). A sync call reserves one of
+  :data:`MAX_STRANDED_THREADS` thread slots, atomically, *before* its thread starts, and the slot
+  is freed when the thread ends; so however many calls time out together, at most that many
+  threads are ever stranded. A call that finds every slot taken waits for one (within its
+  timeout), and is refused at once with kind ``"overloaded"`` when all of them are held by
+  stranded threads. Sync tools of every framework (LangChain's included) run in these threads,
+  never in the event loop's default executor (which ``asyncio.run`` waits for at shutdown).
+  Tools that talk to the network should carry their own timeouts (``dispatchguard.http`` does);
+- ``context`` is handed to the dispatcher: the values of the tools' injected arguments;
 - **cancellation** through a :class:`CancelToken`, checked before and after each tool: a call
   cancelled before it starts never runs; one cancelled while it ran has its result replaced by
   ``{"kind": "cancelled", "completed": true}`` so the caller stops;
@@ -28,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -40,11 +45,13 @@ __all__ = [
     "stranded_threads",
 ]
 
-#: Sync tools still running after their timeout; at this many, new sync calls are refused.
+#: Sync tool threads alive at once (running, or stranded after a timeout): a bound on strays.
 MAX_STRANDED_THREADS = 8
+_SLOT_POLL_S = 0.005
 
 _lock = threading.Lock()
 _stranded = 0
+_live = 0  # sync tool threads holding a slot (started or about to start, not finished)
 
 
 class CancelToken:
@@ -94,20 +101,39 @@ def _tool_name(action: Any) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _start_thread(action: Any, registry: Any) -> Future[str]:
-    """Dispatch in a new daemon thread: a stuck tool never holds up interpreter exit (a pool's
-    workers are joined at exit) nor ``asyncio.run`` (which joins the loop's default executor)."""
+def _reserve_slot() -> bool:
+    global _live
+    with _lock:
+        if _live >= MAX_STRANDED_THREADS:
+            return False
+        _live += 1
+        return True
+
+
+def _free_slot() -> None:
+    global _live
+    with _lock:
+        _live -= 1
+
+
+def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str]:
+    """Dispatch in a new daemon thread holding a reserved slot: a stuck tool never holds up
+    interpreter exit (a pool's workers are joined at exit) nor ``asyncio.run`` (which joins the
+    loop's default executor)."""
     from dispatchguard.runtime.dispatcher import dispatch_tool
 
     future: Future[str] = Future()
 
     def work() -> None:
-        if not future.set_running_or_notify_cancel():  # the wait was cancelled before we started
-            return
         try:
-            future.set_result(dispatch_tool(action, registry=registry))
-        except BaseException as exc:  # noqa: BLE001 - dispatch_tool lets only SystemExit & co. out
-            future.set_exception(exc)
+            if not future.set_running_or_notify_cancel():  # the wait was cancelled before we started
+                return
+            try:
+                future.set_result(dispatch_tool(action, registry=registry, context=context))
+            except BaseException as exc:
+                future.set_exception(exc)
+        finally:
+            _free_slot()
 
     threading.Thread(target=work, name="dispatchguard-tool", daemon=True).start()
     return future
@@ -129,31 +155,46 @@ def _strand(future: Future[str]) -> None:
     future.add_done_callback(_release)
 
 
-async def _run_sync(action: Any, registry: Any, name: str, timeout: float | None) -> str:
-    if _stranded >= MAX_STRANDED_THREADS:
-        return _error(
-            f"{_stranded} tool threads are still running after a timeout; not starting another "
-            "sync tool until one of them ends",
-            "overloaded", name, stranded=_stranded,
-        )
-    future = _start_thread(action, registry)
+def _timed_out(name: str, timeout: float | None) -> str:
+    return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
+
+
+async def _run_sync(action: Any, registry: Any, name: str, timeout: float | None, context: Any) -> str:
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while not _reserve_slot():
+        if _stranded >= MAX_STRANDED_THREADS:
+            return _error(
+                f"{_stranded} tool threads are still running after a timeout; not starting another "
+                "sync tool until one of them ends",
+                "overloaded", name, stranded=_stranded,
+            )
+        if deadline is not None and loop.time() >= deadline:
+            return _timed_out(name, timeout)
+        await asyncio.sleep(_SLOT_POLL_S)
     try:
-        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        future = _start_thread(action, registry, context)
+    except BaseException:
+        _free_slot()
+        raise
+    remaining = None if deadline is None else max(deadline - loop.time(), 0.0)
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(future), remaining)
     except asyncio.TimeoutError:
         _strand(future)
-        return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
+        return _timed_out(name, timeout)
     except asyncio.CancelledError:
         _strand(future)
         raise
 
 
-async def _run_async(action: Any, registry: Any, name: str, timeout: float | None) -> str:
+async def _run_async(action: Any, registry: Any, name: str, timeout: float | None, context: Any) -> str:
     from dispatchguard.runtime.dispatcher import adispatch_tool
 
     try:
-        return await asyncio.wait_for(adispatch_tool(action, registry=registry), timeout)
+        return await asyncio.wait_for(adispatch_tool(action, registry=registry, context=context), timeout)
     except asyncio.TimeoutError:
-        return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
+        return _timed_out(name, timeout)
 
 
 async def execute_tool(
@@ -162,11 +203,13 @@ async def execute_tool(
     registry: Any = None,
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
+    context: Mapping[str, Any] | None = None,
 ) -> str:
     """Dispatch one call (``ToolAction``, dict or JSON text) and return the JSON text result.
 
     ``timeout`` is in seconds (``None``: no limit). Bad calls (unknown tool, invalid arguments) are
-    answered by the dispatcher's error object without starting a thread.
+    answered by the dispatcher's error object without starting a thread. ``context`` supplies the
+    tool's injected arguments (see ``dispatch_tool``).
     """
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
@@ -178,11 +221,11 @@ async def execute_tool(
         return _error(f"cancelled before tool {name!r} ran: {cancel.reason}", "cancelled", name)
     spec = registry.resolve(name)
     if spec is None:  # unknown or malformed: the dispatcher writes the error object
-        result = dispatch_tool(action, registry=registry)
+        result = dispatch_tool(action, registry=registry, context=context)
     elif spec.is_async:
-        result = await _run_async(action, registry, name, timeout)
+        result = await _run_async(action, registry, name, timeout, context)
     else:
-        result = await _run_sync(action, registry, name, timeout)
+        result = await _run_sync(action, registry, name, timeout, context)
     if cancel is not None and cancel.cancelled:
         return _error(
             f"cancelled while tool {name!r} ran: {cancel.reason}", "cancelled", name, completed=True
@@ -196,6 +239,7 @@ async def execute_tools(
     registry: Any = None,
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
+    context: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Run several calls; results come back in call order.
 
@@ -211,7 +255,8 @@ async def execute_tools(
     async def flush() -> None:
         results.extend(
             await asyncio.gather(
-                *(execute_tool(a, registry=registry, timeout=timeout, cancel=cancel) for a in batch)
+                *(execute_tool(a, registry=registry, timeout=timeout, cancel=cancel, context=context)
+                  for a in batch)
             )
         )
         batch.clear()
@@ -222,6 +267,7 @@ async def execute_tools(
             batch.append(action)
             continue
         await flush()
-        results.append(await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel))
+        results.append(await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel,
+                                          context=context))
     await flush()
     return results

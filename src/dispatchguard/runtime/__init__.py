@@ -22,6 +22,7 @@ from dispatchguard.runtime.registry import (
     ToolRegistry,
     ToolSpec,
 )
+from dispatchguard.runtime.schema.injected import InjectedArg
 from dispatchguard.runtime.validation import (
     ValidationResult,
     sanitize_args,
@@ -32,6 +33,7 @@ __all__ = [
     "TOOL_REGISTRY",
     "Clarification",
     "DispatchResult",
+    "InjectedArg",
     "JsonReturningToolMixin",
     "RegistryError",
     "ToolAction",

@@ -2,10 +2,10 @@
 
 Contract (every point is tested, most of them as hypothesis properties):
 
-* a ``str`` that already is a JSON document (strictly: no ``NaN``/``Infinity``, parseable by
-  :func:`json.loads` within its nesting limit) is returned unchanged, except that raw lone
-  surrogates inside it are written as ``\\uXXXX`` escapes; any other string becomes a JSON string
-  literal;
+* a ``str`` that already is a JSON document (strictly: no ``NaN``/``Infinity``, numbers within
+  the double range, parseable within the parser's nesting limit on a fresh stack, so whatever the
+  caller's stack depth) is returned unchanged, except that raw lone surrogates inside it are written as ``\\uXXXX``
+  escapes; any other string becomes a JSON string literal;
 * everything else is serialised to JSON text with ``ensure_ascii=False``;
 * the result is always a ``str`` that :func:`json.loads` accepts with non-finite constants
   rejected, and that encodes to UTF-8;
@@ -22,6 +22,9 @@ value                       JSON
 ``float`` nan / inf         ``null``
 ``int`` beyond the limit    a string of its decimal digits (hex ``"0x..."`` past 100 000 digits)
 pydantic model              ``model_dump(mode="json")``, then encoded by these rules
+pydantic v1 model           ``.dict()``, then encoded by these rules
+LangChain ``ToolMessage``   its ``content``
+generator                   array of its items (at most ``MAX_ITEMS``; more is an error object)
 dataclass instance          object of its fields (shallow, then encoded by these rules)
 ``datetime``/``date``/time  ``isoformat()`` string
 ``timedelta``               total seconds (number)
@@ -59,12 +62,15 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JsonReturningToolMixin", "ensure_json_str", "safe_text", "to_jsonable"]
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "JsonReturningToolMixin", "drain", "ensure_json_str",
+           "safe_text", "to_jsonable"]
 
 log = logging.getLogger(__name__)
 
 #: Python containers nested deeper than this are cut off (the deeper value becomes a marker string).
 MAX_DEPTH = 100
+#: A generator result is consumed up to this many items; a longer one is refused.
+MAX_ITEMS = 10_000
 CIRCULAR = "<circular reference>"
 TOO_DEEP = "<nested too deeply>"
 _HEX_DIGITS_BEYOND = 100_000  # decimal conversion of bigger ints is quadratic: use hex past this
@@ -78,8 +84,42 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def _strict_loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant)
+    try:
+        return _loads(text)
+    except RecursionError:  # decide on a fresh stack, so that the caller's depth does not matter
+        return _on_fresh_stack(_loads, text)
+
+
+def _on_fresh_stack(func: Any, arg: Any) -> Any:
+    import threading
+
+    out: list = []
+
+    def run() -> None:
+        try:
+            out.append((True, func(arg)))
+        except BaseException as exc:
+            out.append((False, exc))
+
+    thread = threading.Thread(target=run, name="dispatchguard-json", daemon=True)
+    thread.start()
+    thread.join()
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _escape_surrogates(text: str) -> str:
@@ -90,11 +130,14 @@ def _escape_surrogates(text: str) -> str:
 
 
 def safe_text(obj: Any) -> str:
-    """``str(obj)``, falling back to ``repr(obj)`` and then to a type-name placeholder. Never raises."""
+    """``str(obj)``, falling back to ``repr(obj)`` and then to a type-name placeholder. Never raises
+    (``KeyboardInterrupt``/``SystemExit`` aside, even from a ``__str__`` raising a ``BaseException``)."""
     for conv in (str, repr):
         try:
             text = conv(obj)
-        except Exception:  # noqa: BLE001, S112 - hostile __str__/__repr__
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:
             continue
         if type(text) is str:  # pragma: no branch - str()/repr() return str or raise
             return text
@@ -167,13 +210,17 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
         return to_jsonable(obj.value, _depth, _path)
     if isinstance(obj, str):
         return str.__str__(obj)
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, int):
+    if isinstance(obj, int):  # an int subclass (bool cannot be subclassed)
         return _int(obj)
     if isinstance(obj, float):
         f = float(obj)
         return f if math.isfinite(f) else None
+    if inspect.isgenerator(obj):
+        obj = drain(obj)
+    elif _is_tool_message(obj):
+        return to_jsonable(obj.content, _depth, _path)
+    elif _is_v1_model(obj):
+        obj = obj.dict()
     is_container = isinstance(obj, (dict, list, tuple, set, frozenset, deque, Mapping))
     model = _pydantic_model_cls()
     is_model = model is not None and isinstance(obj, model)
@@ -194,7 +241,7 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
             if is_model:
                 try:
                     data = obj.model_dump(mode="json")
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.debug("ensure_json_str: model_dump failed; using str()")
                     return safe_text(obj)
                 return to_jsonable(data, d, _path)
@@ -229,6 +276,28 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
             return base64.b64encode(raw).decode("ascii")
     log.debug("ensure_json_str: %s encoded with str()", type(obj).__name__)
     return safe_text(obj)
+
+
+def drain(gen: Any) -> list:
+    """The items of a generator, at most :data:`MAX_ITEMS` (``ValueError`` beyond; it is closed)."""
+    items = []
+    for item in gen:
+        if len(items) >= MAX_ITEMS:
+            gen.close()
+            raise ValueError(f"the generator yielded more than {MAX_ITEMS} items; return a list instead")
+        items.append(item)
+    return items
+
+
+def _is_tool_message(obj: Any) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "ToolMessage" and (getattr(cls, "__module__", "") or "").startswith("langchain_core.")
+
+
+def _is_v1_model(obj: Any) -> bool:
+    mod = sys.modules.get("pydantic.v1")
+    base = getattr(mod, "BaseModel", None) if mod is not None else None
+    return base is not None and isinstance(obj, base)
 
 
 def _pydantic_model_cls() -> Any:
@@ -278,11 +347,13 @@ def _last_resort(obj: Any) -> str:
         text = reprlib.Repr().repr(obj)  # bounded depth and length; catches hostile __repr__
         if type(text) is not str:  # pragma: no cover - reprlib always returns str
             text = "<unprintable object>"
-    except Exception:  # noqa: BLE001
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:
         text = "<unprintable object>"
     try:
         return _escape_surrogates(_DUMPS({"result": text}))
-    except Exception:  # noqa: BLE001  # pragma: no cover - text is a plain str
+    except Exception:  # pragma: no cover - text is a plain str
         return '{"result": "<unprintable object>"}'
 
 

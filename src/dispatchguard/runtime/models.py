@@ -1,8 +1,8 @@
 """``ToolAction``, ``Clarification`` and ``parse_tool_action``: the shape of a model's tool call.
 
 A tool call is a JSON object with exactly two keys: ``name`` (``tool`` is accepted as an input
-alias, since some models emit it) and ``args``, an object whose values are JSON primitives
-(string, number, boolean, null) or arrays of primitives. Nothing else.
+alias, since some models emit it) and ``args``, an object mapping argument names to JSON values
+(nested objects and arrays included; finite numbers only). Nothing else.
 
 The shape rules live in :func:`check_action_shape`, shared by the pydantic model, by
 :func:`parse_tool_action` and by the validator/dispatcher fast path, so all of them agree.
@@ -11,10 +11,11 @@ The shape rules live in :func:`check_action_shape`, shared by the pydantic model
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
 __all__ = [
     "CLARIFICATION_ARG",
@@ -36,8 +37,9 @@ DEFAULT_MAX_BYTES = 1 << 20
 CLARIFICATION_NAME = "None"
 CLARIFICATION_ARG = "clarification_needed"
 
-Primitive = str | int | float | bool | None
 _PRIMITIVES = (str, int, float, bool, type(None))
+#: Argument values nested deeper than this (objects and arrays) are refused.
+MAX_ARG_DEPTH = 64
 
 
 class ToolActionError(ValueError):
@@ -83,7 +85,7 @@ def json_type_name(value: Any) -> str:
         return "object"
     try:
         return f"Python {type(value).__name__}"
-    except Exception:  # noqa: BLE001  # pragma: no cover - pathological metaclass
+    except Exception:  # pragma: no cover - pathological metaclass
         return "Python object"
 
 
@@ -95,12 +97,38 @@ def short_repr(value: Any, limit: int = 60) -> str:
         if len(value) > limit:
             value = value[:limit] + "..."
         return ensure_json_str(json.dumps(value, ensure_ascii=False))
+    if isinstance(value, float) and not math.isfinite(value):
+        return float.__repr__(value)
     text = ensure_json_str(value)
     return text if len(text) <= limit + 2 else text[:limit] + "..."
 
 
-def _is_primitive(v: Any) -> bool:
-    return v is None or type(v) in (str, int, float, bool) or isinstance(v, _PRIMITIVES)
+def _json_problem(value: Any, depth: int) -> str | None:
+    """Why ``value`` is not a JSON value a tool call may carry, or ``None``."""
+    t = type(value)
+    if value is None or t is str or t is bool or t is int:
+        return None
+    if t is float or isinstance(value, float):
+        return None if math.isfinite(value) else "numbers must be finite"
+    if isinstance(value, _PRIMITIVES):
+        return None
+    if depth >= MAX_ARG_DEPTH:
+        return f"values are nested deeper than {MAX_ARG_DEPTH} levels"
+    if t is list or t is tuple:
+        for item in value:
+            problem = _json_problem(item, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return f"object keys must be strings, got {json_type_name(k)} {short_repr(k)}"
+            problem = _json_problem(v, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    return f"values must be JSON (string, number, boolean, null, array, object), got {json_type_name(value)}"
 
 
 def check_arg_value(key: Any, value: Any) -> None:
@@ -110,22 +138,9 @@ def check_arg_value(key: Any, value: Any) -> None:
             f"argument names must be strings, got {json_type_name(key)} {short_repr(key)}",
             "invalid_args",
         )
-    if _is_primitive(value):
-        return
-    if type(value) is list:
-        for item in value:
-            if not _is_primitive(item):
-                raise ToolActionError(
-                    f"argument {key!r}: array items must be primitives "
-                    f"(string, number, boolean, null), got {json_type_name(item)}",
-                    "invalid_args",
-                )
-        return
-    raise ToolActionError(
-        f"argument {key!r}: values must be primitives (string, number, boolean, null) or arrays "
-        f"of primitives, got {json_type_name(value)}",
-        "invalid_args",
-    )
+    problem = _json_problem(value, 0)
+    if problem is not None:
+        raise ToolActionError(f"argument {key!r}: {problem}", "invalid_args")
 
 
 def check_action_shape(data: Any, *, check_values: bool = True) -> tuple[str, dict]:
@@ -192,14 +207,14 @@ def _shape_error(data: dict) -> Any:
 class ToolAction(BaseModel):
     """A model's request to call one tool: ``{"name": "<tool>", "args": {...}}``.
 
-    ``tool`` is accepted in place of ``name`` on input. ``args`` values are primitives or arrays
-    of primitives; no other keys are allowed. Strict: nothing is coerced.
+    ``tool`` is accepted in place of ``name`` on input. ``args`` values are JSON values (finite
+    numbers, nesting at most ``MAX_ARG_DEPTH`` deep); no other keys are allowed. Nothing is coerced.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     name: str
-    args: dict[str, Primitive | list[Primitive]]
+    args: dict[str, JsonValue]
 
     @model_validator(mode="before")
     @classmethod
@@ -239,6 +254,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (non-finite numbers are not allowed)")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: JSON syntax, but no finite double; never becomes inf
+        raise ValueError(f"number {text[:40]} is out of range (non-finite numbers are not allowed)")
+    return value
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
     d = dict(pairs)
     if len(d) != len(pairs):
@@ -275,7 +297,8 @@ def decode_json(text: str | bytes | bytearray, max_bytes: int = DEFAULT_MAX_BYTE
             ) from None
     text = _strip_fence(text)
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise ToolActionError(
             f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})",
@@ -296,7 +319,8 @@ class _Pairs(list):
     __slots__ = ()
 
 
-_PAIRS_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_Pairs)
+_PAIRS_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float,
+                                  object_pairs_hook=_Pairs)
 
 
 def decode_action(text: str | bytes | bytearray, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
@@ -343,8 +367,9 @@ def parse_tool_action(
 
     ``text`` is JSON text (a surrounding Markdown code fence is tolerated) or an already decoded
     mapping. Raises :class:`ToolActionError` (and nothing else) when the text is larger than
-    ``max_bytes``, is not strict JSON (the message gives line, column and offset), nests too deeply,
-    or is not exactly ``{"name"|"tool": str, "args": {primitive or array of primitives}}``.
+    ``max_bytes``, is not strict JSON (the message gives line, column and offset; numbers beyond
+    the double range such as ``1e400`` included), nests too deeply, or is not exactly
+    ``{"name"|"tool": str, "args": {name: JSON value}}``.
     A name of ``"None"`` with ``args.clarification_needed`` (a string) is a :class:`Clarification`.
     """
     if isinstance(text, (str, bytes, bytearray)):

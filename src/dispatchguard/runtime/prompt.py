@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import json
 from functools import lru_cache
 
@@ -13,31 +12,31 @@ from dispatchguard.runtime.models import (
     ToolAction,
 )
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry
-from dispatchguard.runtime.schema import MISSING, Param
+from dispatchguard.runtime.schema import MISSING, ArgInfo, describe
+from dispatchguard.runtime.schema.json_schemas import tidy_schema
 
 __all__ = ["render_tool_prompt"]
 
 
 @lru_cache(maxsize=1)
 def _action_schema() -> str:
-    schema = ToolAction.model_json_schema()
+    schema = tidy_schema(ToolAction.model_json_schema())
     schema.pop("description", None)
     schema["description"] = (
         'A tool call. "name" is a tool name from the list above; "args" maps argument names to '
-        "strings, numbers, booleans, null or arrays of those."
+        "JSON values (strings, numbers, booleans, null, arrays and objects)."
     )
     return json.dumps(schema, indent=2, ensure_ascii=False)
 
 
-def _arg_line(p: Param) -> str:
-    parts = [p.node.describe()]
+def _arg_line(p: ArgInfo) -> str:
+    parts = [describe(p.schema)]
     if p.required:
         parts.append("required")
     elif p.default is MISSING:
         parts.append("optional")
     else:
-        default = p.default.value if isinstance(p.default, enum.Enum) else p.default
-        parts.append(f"optional, default {ensure_json_str(default)}")
+        parts.append(f"optional, default {ensure_json_str(p.default)}")
     line = f"    - {p.name} ({', '.join(parts)})"
     if p.description:
         line += f": {p.description}"
@@ -57,7 +56,7 @@ def render_tool_prompt(registry: ToolRegistry | None = None) -> str:
     lines = ["You can call tools. To call one, answer with a single JSON object and nothing else:",
              '{"name": "<tool name>", "args": {<argument>: <value>, ...}}',
              "",
-             ("Argument values are strings, numbers, booleans, null, or arrays of those. Types are "
+             ("Argument values are JSON: strings, numbers, booleans, null, arrays and objects. Types are "
               'strict: 5 is an integer, "5" is a string, true is a boolean.'),
              "",
              "Available tools:"]

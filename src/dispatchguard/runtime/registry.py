@@ -1,5 +1,8 @@
 """``ToolRegistry``: the tools a dispatcher may call, with their argument schemas and validators.
 
+Each registration compiles the tool's arguments (:mod:`dispatchguard.runtime.schema`) and decides
+how the tool is called (:mod:`dispatchguard.runtime.adapters`).
+
 A registry is a read-only ``Mapping[str, tool]`` (``TOOL_REGISTRY["File Writer Tool"]`` is a plain
 lookup of the registered object). Schemas and validators are built once, at registration.
 """
@@ -13,16 +16,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
+from dispatchguard.runtime.adapters import AdapterError, adapt
 from dispatchguard.runtime.models import CLARIFICATION_NAME, DEFAULT_MAX_BYTES
 from dispatchguard.runtime.schema import (
-    Param,
+    ArgInfo,
+    CompiledArgs,
+    InjectedParam,
     SchemaError,
-    build_json_schema,
-    build_strict_schema,
-    compile_validator,
-    params_from_json_schema,
-    params_from_model,
-    params_from_signature,
+    compile_json_schema,
+    compile_model,
+    compile_signature,
+    is_pydantic_model,
     parse_docstring,
 )
 
@@ -39,14 +43,15 @@ class RegistryError(ValueError):
     """A tool cannot be registered: bad or duplicate name, unsupported argument types, bad schema."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ToolSpec:
     """Per-tool facts for other layers (agent loop, HTTP server, exports).
 
     ``schema`` is the JSON Schema of the arguments; ``is_async`` is true when the tool has a native
     async entry point (``adispatch_tool`` awaits it); ``parallel_safe`` is the registrant's promise
     that concurrent calls are safe. ``export_name`` is the name used in OpenAI/Anthropic exports
-    (``[A-Za-z0-9_-]``); the dispatcher accepts it as well as ``name``.
+    (``[A-Za-z0-9_-]``); the dispatcher accepts it as well as ``name``. ``injected`` lists the
+    arguments the caller supplies through ``context`` (absent from ``schema``).
     """
 
     name: str
@@ -56,11 +61,17 @@ class ToolSpec:
     parallel_safe: bool
     tool: Any
     export_name: str
-    params: tuple[Param, ...] = field(repr=False)
+    params: tuple[ArgInfo, ...] = field(repr=False)
     strict_schema: dict = field(repr=False)
     call: Callable[..., Any] | None = field(repr=False)
     acall: Callable[..., Any] | None = field(repr=False)
     validate: Callable[..., dict] = field(repr=False)
+    injected: tuple[InjectedParam, ...] = field(default=(), repr=False)
+    takes_dict: bool = field(default=False, repr=False)
+    needs_call_id: bool = field(default=False, repr=False)
+    needs_context: bool = field(default=False, repr=False)  # injected arguments or a tool-call id
+    int_args: tuple[str, ...] = field(default=(), repr=False)  # integers: long only past 64 bits
+    long_args: tuple[str, ...] = field(default=(), repr=False)  # strings, arrays, objects: may be long
 
 
 def check_tool_name(name: Any) -> str:
@@ -87,24 +98,6 @@ def _export_name(name: str) -> str:
     return name if _EXPORT_NAME.match(name) else _EXPORT_BAD.sub("_", name)
 
 
-def _is_langchain(tool: Any) -> bool:
-    try:
-        mro = type(tool).__mro__
-    except Exception:  # noqa: BLE001  # pragma: no cover
-        return False
-    return hasattr(tool, "invoke") and any(
-        getattr(c, "__module__", "").startswith(("langchain_core.", "langchain.")) for c in mro
-    )
-
-
-def _only_var_params(fn: Callable[..., Any]) -> bool:
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return True
-    return all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values())
-
-
 class ToolRegistry(Mapping[str, Any]):
     """Registered tools by name.
 
@@ -120,6 +113,7 @@ class ToolRegistry(Mapping[str, Any]):
             raise ValueError(f"max_bytes must be a positive int, got {max_bytes!r}")
         self.max_bytes = max_bytes
         self.unknown_args = unknown_args
+        self.reject_unknown = unknown_args == "reject"
         self._specs: dict[str, ToolSpec] = {}
         self._aliases: dict[str, ToolSpec] = {}
         self._lock = threading.Lock()
@@ -185,12 +179,13 @@ class ToolRegistry(Mapping[str, Any]):
     ) -> Any:
         """Register ``tool`` under ``name`` and return it.
 
-        ``tool`` is a function (sync or ``async def``), or an object with ``.run(**kwargs)``
-        and/or ``.arun(**kwargs)`` (CrewAI style), or a LangChain tool (called with
-        ``invoke(args)``/``ainvoke(args)``). The argument schema is ``schema`` (a JSON Schema dict
-        or a pydantic model class) when given, else the tool's ``args_schema``, else the signature
-        and docstring. Raises :class:`RegistryError` for a bad or duplicate name, an unsupported
-        argument type, or a tool that is neither callable nor has ``run``/``arun``.
+        ``tool`` is a function (sync or ``async def``), a CrewAI tool, a LangChain tool, or an object
+        with ``.run(**kwargs)`` and/or ``.arun(**kwargs)`` (see :mod:`dispatchguard.runtime.adapters`
+        for how each is called). The argument schema is ``schema`` (a JSON Schema dict or a pydantic
+        v2 or v1 model class) when given, else the tool's ``args_schema``, else the signature and
+        docstring; it is compiled here, once, into the validator. Raises :class:`RegistryError` for
+        a bad or duplicate name, argument types that cannot be validated, or a tool that is neither
+        callable nor has ``run``/``arun``.
         """
         check_tool_name(name)
         if inspect.isclass(tool):
@@ -252,89 +247,77 @@ class ToolRegistry(Mapping[str, Any]):
     # internals --------------------------------------------------------------------------------
     def _build(self, name: str, tool: Any, schema: Any, description: str | None,
                parallel_safe: bool) -> ToolSpec:
-        call: Callable[..., Any] | None = None
-        acall: Callable[..., Any] | None = None
-        sig_source: Callable[..., Any] | None = None
-        doc_source: Any = tool
-        is_langchain = _is_langchain(tool)
-        if is_langchain:
-            call = _invoke_adapter(tool)
-            acall = _ainvoke_adapter(tool) if hasattr(tool, "ainvoke") else None
-            sig_source = getattr(tool, "_run", None)
-        elif hasattr(tool, "run") or hasattr(tool, "arun"):
-            run = getattr(tool, "run", None)
-            arun = getattr(tool, "arun", None)
-            if run is not None and inspect.iscoroutinefunction(run):
-                acall = run
-            elif callable(run):
-                call = run
-            if arun is not None and acall is None and inspect.iscoroutinefunction(arun):
-                acall = arun
-            if call is None and acall is None:
-                raise RegistryError(f"tool {name!r}: .run/.arun is not callable")
-            sig_source = call or acall
-            if sig_source is not None and _only_var_params(sig_source):
-                inner = getattr(tool, "_run", None) or getattr(tool, "_arun", None)
-                sig_source = inner if callable(inner) else sig_source
-        elif callable(tool):
-            dunder_call = getattr(type(tool), "__call__", None)  # noqa: B004 - the method itself, to see if it is async
-            if inspect.iscoroutinefunction(tool) or inspect.iscoroutinefunction(dunder_call):
-                acall = tool
-            else:
-                call = tool
-            sig_source = tool
-            doc_source = tool
-        else:
-            raise RegistryError(
-                f"tool {name!r}: expected a function or an object with .run(**kwargs), "
-                f"got {type(tool).__name__}"
-            )
-
-        summary, doc_params = parse_docstring(_doc(doc_source) or _doc(sig_source))
-        if schema is None:
-            schema = getattr(tool, "args_schema", None) if not callable(tool) or hasattr(tool, "run") else None
-            if schema is None and is_langchain:
-                # LangChain builds the input model from _run, leaving out run_manager/callbacks.
-                get_input_schema = getattr(tool, "get_input_schema", None)
-                schema = get_input_schema() if callable(get_input_schema) else None
-        if schema is not None:
-            if isinstance(schema, Mapping):
-                params = params_from_json_schema(schema, name)
-            elif inspect.isclass(schema) and hasattr(schema, "model_json_schema"):
-                params = params_from_model(schema, name)
-            else:
-                raise RegistryError(
-                    f"tool {name!r}: schema must be a JSON Schema dict or a pydantic model class, "
-                    f"got {type(schema).__name__}"
-                )
-            for p in params:
-                if p.description is None and p.name in doc_params:
-                    p.description = doc_params[p.name]
-        else:
-            assert sig_source is not None
-            params = params_from_signature(sig_source, name, doc_params)
-        names = [p.name for p in params]
-        if len(set(names)) != len(names):  # pragma: no cover - dict keys / signatures are unique
-            raise RegistryError(f"tool {name!r}: duplicate argument names")
-
+        try:
+            adapter = adapt(name, tool)
+        except AdapterError as exc:
+            raise RegistryError(str(exc)) from None
+        summary, doc_params = parse_docstring(_doc(adapter.doc_source) or _doc(adapter.signature))
+        source = schema if schema is not None else adapter.schema
+        compiled = _compile(name, source, adapter.signature, doc_params)
         if description is None:
             attr = getattr(tool, "description", None)
             description = attr if isinstance(attr, str) and attr.strip() else summary
         description = " ".join(str(description).split())
+        needs_call_id = adapter.needs_call_id or any(p.is_call_id for p in compiled.injected)
         return ToolSpec(
             name=name,
             description=description,
-            schema=build_json_schema(params),
-            is_async=acall is not None,
+            schema=compiled.schema,
+            is_async=adapter.acall is not None,
             parallel_safe=parallel_safe,
             tool=tool,
             export_name=_export_name(name),
-            params=tuple(params),
-            strict_schema=build_strict_schema(params),
-            call=call,
-            acall=acall,
-            validate=compile_validator(params, name),
+            params=compiled.params,
+            strict_schema=compiled.strict_schema,
+            call=adapter.call,
+            acall=adapter.acall,
+            validate=compiled.validate,
+            injected=compiled.injected,
+            takes_dict=adapter.takes_dict,
+            needs_call_id=needs_call_id,
+            needs_context=needs_call_id or bool(compiled.injected),
+            int_args=tuple(p.name for p in compiled.params if _size_class(p.schema) == "int"),
+            long_args=tuple(p.name for p in compiled.params if _size_class(p.schema) == "long"),
         )
+
+
+_BOUNDED_FORMATS = frozenset({"date-time", "date", "time", "uuid", "duration"})
+
+
+def _size_class(schema: dict) -> str:
+    """``"short"`` (booleans, numbers, enums, dates...), ``"int"`` or ``"long"``: which arguments
+    the dispatcher measures against ``max_bytes``."""
+    if "enum" in schema or "const" in schema:
+        return "short"
+    t = schema.get("type")
+    types = set(t) if isinstance(t, list) else {t} if isinstance(t, str) else set()
+    if not types:
+        return "long"
+    if types <= {"string", "null"} and schema.get("format") in _BOUNDED_FORMATS:
+        return "short"
+    if types <= {"boolean", "number", "null"}:
+        return "short"
+    return "int" if types <= {"integer", "boolean", "number", "null"} else "long"
+
+
+def _compile(name: str, source: Any, signature: Any, doc_params: dict[str, str]) -> CompiledArgs:
+    if source is None:
+        return compile_signature(signature, name, doc_params)
+    if isinstance(source, Mapping):
+        return compile_json_schema(source, name, doc_params)
+    if is_pydantic_model(source):
+        return compile_model(source, name, doc_params)
+    v1_schema = getattr(source, "schema", None) if inspect.isclass(source) and hasattr(source, "__fields__") else None
+    if callable(v1_schema):  # a pydantic v1 model (pydantic.v1.BaseModel): through its JSON Schema
+        try:
+            return compile_json_schema(v1_schema(), name, doc_params)
+        except SchemaError:
+            raise
+        except Exception as exc:
+            raise SchemaError(f"tool {name!r}: cannot build the JSON Schema of {source!r}: {exc}") from None
+    raise RegistryError(
+        f"tool {name!r}: schema must be a JSON Schema dict or a pydantic model class, got {type(source).__name__}"
+    )
 
 
 def _doc(obj: Any) -> str | None:
@@ -345,20 +328,6 @@ def _doc(obj: Any) -> str | None:
         return doc if isinstance(doc, str) else None
     own = type(obj).__doc__
     return own if isinstance(own, str) else None
-
-
-def _invoke_adapter(tool: Any) -> Callable[..., Any]:
-    def call(**kwargs: Any) -> Any:
-        return tool.invoke(kwargs)
-
-    return call
-
-
-def _ainvoke_adapter(tool: Any) -> Callable[..., Any]:
-    async def acall(**kwargs: Any) -> Any:
-        return await tool.ainvoke(kwargs)
-
-    return acall
 
 
 #: The default process-wide registry (used when ``registry=None``).

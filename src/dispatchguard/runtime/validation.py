@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dispatchguard.runtime.json_text import safe_text
+from dispatchguard.runtime.json_text import safe_text, to_jsonable
 from dispatchguard.runtime.models import (
     CLARIFICATION_ARG,
     CLARIFICATION_NAME,
@@ -40,8 +40,11 @@ _PRIMS = (str, int, float, bool)
 class ValidationResult:
     """Outcome of :func:`validate_tool_call`.
 
-    ``args`` are the validated arguments with defaults injected (empty when invalid);
-    ``kind`` is ``None`` when valid, else the error kind; ``question`` is set for a clarification.
+    ``args`` are the validated arguments with defaults injected, in their JSON form (an enum as
+    its value, a datetime as its ISO string: ready for ``json.dumps`` and for dispatching again);
+    ``values`` are the same arguments as the tool receives them (enum members, datetimes, models).
+    Both are empty when invalid. ``kind`` is ``None`` when valid, else the error kind;
+    ``question`` is set for a clarification.
     """
 
     valid: bool
@@ -51,6 +54,7 @@ class ValidationResult:
     kind: str | None = None
     question: str | None = None
     spec: ToolSpec | None = field(default=None, repr=False, compare=False)
+    values: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def display_name(name: Any, limit: int = 64) -> str:
@@ -66,37 +70,33 @@ def display_name(name: Any, limit: int = 64) -> str:
 _BIG = 1 << 64
 
 
-def _args_size_exceeds(args: dict, limit: int) -> bool:
-    """Whether ``args`` serialised as JSON would exceed ``limit`` bytes (cheap lower bound first)."""
+def _too_large(out: dict, spec: ToolSpec, limit: int) -> bool:
+    """Whether the validated arguments, as JSON, exceed ``limit`` bytes. Only the arguments whose
+    type can be long are looked at (``spec.int_args``/``spec.long_args``, from the schema)."""
     total = 0
-    for k, v in args.items():
+    for name in spec.int_args:
+        v = out.get(name)
+        if type(v) is int and not -_BIG < v < _BIG:
+            total += v.bit_length() >> 1  # decimal digits < bits / 3
+    for name in spec.long_args:
+        v = out.get(name)
         tv = type(v)
         if tv is str:
             total += len(v)
-        elif tv is list:
-            total += len(v)
-            for x in v:
-                if type(x) is str:
-                    total += len(x)
-                elif type(x) is int and not -_BIG < x < _BIG:
-                    total += x.bit_length() // 4
-        elif tv is int and not -_BIG < v < _BIG:
-            total += v.bit_length() // 4
-        if type(k) is str:
-            total += len(k)
-    if total * 8 + 32 * len(args) <= limit:  # JSON needs at most 6 bytes per character ("\\u0000")
-        return False
-    if total > limit:
-        return True
-    import json
+        elif tv is int:
+            if v.bit_length() > 64:
+                total += v.bit_length() >> 1
+        elif v is not None and tv is not bool and tv is not float:  # arrays, objects, models: measure
+            return _json_size(out) > limit
+    # JSON needs at most 6 bytes per character ("\u0000"); 96 per argument for its name, a
+    # number, quotes and separators
+    return total * 6 + 96 * len(out) > limit and _json_size(out) > limit
 
+
+def _json_size(out: dict) -> int:
     from dispatchguard.runtime.json_text import ensure_json_str
 
-    try:
-        text = json.dumps(args, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = ensure_json_str(args)
-    return len(text.encode("utf-8", "surrogatepass")) > limit
+    return len(ensure_json_str(out).encode("utf-8", "surrogatepass"))
 
 
 def _fail(kind: str, error: str, tool: str | None = None, question: str | None = None) -> ValidationResult:
@@ -114,12 +114,14 @@ def validate_tool_call(
 
     ``payload`` is a dict (any mapping), a :class:`ToolAction`, a :class:`Clarification` or JSON
     text (str/bytes). Rules: exactly the keys
-    ``name`` (or ``tool``) and ``args``; ``args`` an object of primitives / arrays of primitives; a
-    registered tool; every required argument present; strict types (``"5"`` is not an integer,
-    ``True`` is not an integer, ``2.5`` is not an integer, ``1`` is not a boolean; an integer is
-    accepted for a number); defaults injected; unknown arguments dropped (``unknown_args="drop"``)
-    or rejected by name (``"reject"``); JSON text and ``args`` at most ``max_bytes`` (registry
-    default: 1 MiB). Name ``"None"`` is a clarification request: invalid, ``kind="clarification"``.
+    ``name`` (or ``tool``) and ``args``; ``args`` an object of JSON values; a registered tool; the
+    tool's compiled validator (strict types: ``"5"`` is not an integer, ``True`` is not an integer,
+    ``2.5`` is not an integer, ``1`` is not a boolean; an integer is accepted for a number; defaults
+    injected; ``null`` for an optional argument means its default); unknown arguments dropped
+    (``unknown_args="drop"``) or rejected by name (``"reject"``); JSON text and ``args`` at most
+    ``max_bytes`` (registry default: 1 MiB). Injected arguments are not the model's: they are not
+    in ``args`` (the dispatcher adds them from its ``context``). Name ``"None"`` is a clarification
+    request: invalid, ``kind="clarification"``.
     """
     reg = TOOL_REGISTRY if registry is None else registry
     if not isinstance(reg, ToolRegistry):
@@ -134,40 +136,39 @@ def validate_tool_call(
 
 
 def _validate(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> ValidationResult:
-    r = _check(payload, reg, reject, limit)
+    r = check_call(payload, reg, reject, limit)
     if type(r) is tuple:
         spec, out = r
-        return ValidationResult(valid=True, tool_name=spec.name, args=out, spec=spec)
+        return ValidationResult(valid=True, tool_name=spec.name, args=to_jsonable(out), spec=spec, values=out)
     return r
 
 
-def _check(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:
+def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:
     """The validator proper: ``(spec, args)`` when valid, else a failed :class:`ValidationResult`."""
     name: Any = None
     try:
         tp = type(payload)
         sized = False  # True when the size is already bounded (JSON text within the limit)
-        if tp is str or tp is bytes or tp is bytearray:
-            payload = decode_action(payload, limit)
-            tp = type(payload)
-            sized = True
-        if tp is dict:
-            # fast path for the exact shape; anything unusual goes through check_action_shape
-            if len(payload) == 2 and type(name := payload.get("name")) is str and \
-                    type(args := payload.get("args")) is dict:
-                pass
+        if tp is dict and len(payload) == 2 and type(name := payload.get("name")) is str and \
+                type(args := payload.get("args")) is dict:
+            pass  # the usual shape; anything unusual goes through check_action_shape
+        else:
+            if tp is str or tp is bytes or tp is bytearray:
+                payload = decode_action(payload, limit)
+                tp = type(payload)
+                sized = True
+            if tp is dict:
+                name, args = check_action_shape(payload, check_values=False)
+            elif isinstance(payload, ToolAction):
+                name, args = payload.name, payload.args
+            elif isinstance(payload, Clarification):
+                name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
+            elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
+                text = bytes(payload) if isinstance(payload, (bytes, bytearray)) else str.__str__(payload)
+                name, args = check_action_shape(decode_action(text, limit), check_values=False)
+                sized = True
             else:
                 name, args = check_action_shape(payload, check_values=False)
-        elif isinstance(payload, ToolAction):
-            name, args = payload.name, payload.args
-        elif isinstance(payload, Clarification):
-            name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
-        elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
-            name, args = check_action_shape(decode_action(bytes(payload) if isinstance(payload, (bytes, bytearray))
-                                                          else str.__str__(payload), limit), check_values=False)
-            sized = True
-        else:
-            name, args = check_action_shape(payload, check_values=False)
         spec = reg._specs.get(name) or reg.resolve(name)
         if spec is None:
             if name == CLARIFICATION_NAME:
@@ -179,12 +180,26 @@ def _check(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[T
             shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "..."
             return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
         name = spec.name  # an export name resolves to the registered name
-        if args and not sized and _args_size_exceeds(args, limit):
+        out = spec.validate(args, reject)
+        if sized:
+            return spec, out
+        if spec.long_args:
+            too_large = _too_large(out, spec, limit)
+        else:  # integers only: long past 64 bits
+            too_large = False
+            for arg in spec.int_args:
+                v = out.get(arg)
+                if type(v) is int and not -_BIG < v < _BIG:
+                    too_large = _too_large(out, spec, limit)
+                    break
+        if too_large:
             return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
                          spec.name)
-        return spec, spec.validate(args, reject)
+        return spec, out
     except ArgsError as exc:
         return _fail("invalid_args", exc.message, name)
+    except RecursionError:
+        return _fail("invalid_args", "argument values are nested too deeply", name if isinstance(name, str) else None)
     except ToolActionError as exc:
         return _fail(exc.kind, exc.message, name if isinstance(name, str) else None)
     except (KeyboardInterrupt, SystemExit):
@@ -200,9 +215,7 @@ def sanitize_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
     becomes ``str(value)`` (``repr`` or a placeholder if ``str`` raises). Non-string keys become
     ``str(key)``. ``None`` gives ``{}``; a non-mapping raises ``TypeError``.
 
-    Validated arguments are already in this form (``validate_tool_call`` admits only primitives and
-    lists of primitives), so the dispatcher's sanitising step is a no-op for them; use this when
-    you build arguments outside the validator.
+    Use this when you build arguments for logs or metrics outside the validator.
     """
     if args is None:
         return {}

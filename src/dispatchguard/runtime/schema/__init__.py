@@ -1,58 +1,42 @@
-"""Argument types of a tool: built once at registration, then exported and checked per call.
+"""A tool's arguments, compiled once at registration into a JSON Schema, its OpenAI strict form,
+the prompt's argument list and a validator.
 
-A tool's arguments are JSON primitives or arrays of primitives (the ``ToolAction`` contract), so
-the supported type language is small and the validator is a set of precompiled closures (no
-pydantic on the hot path). Three sources produce the same internal :class:`Param` list:
-a function signature (plus docstring), a pydantic model class (``args_schema``), or an explicit
-JSON Schema dict. From it we derive the JSON Schema (``ToolRegistry.schema``), the OpenAI strict
-variant, and the validator. Anything outside the language is rejected at registration with
-:class:`SchemaError`.
-
-Layout: :mod:`.core` (errors, ``MISSING``), :mod:`.nodes` and :mod:`.containers` (the type nodes),
-:mod:`.params` (``Param`` and the JSON Schemas built from it), :mod:`.validator` (the compiled
-validator), :mod:`.signature`, :mod:`.json_schema` and :mod:`.docstrings` (the three sources).
+Three sources: a function signature or a pydantic v2 model (validated by pydantic-core,
+:mod:`.model_args`, on the core schema :mod:`.strict_core` makes strict for JSON input), or a JSON
+Schema document (validated by jsonschema-rs, :mod:`.dict_args`; pydantic v1 models go through their
+``.schema()``). Injected arguments (:mod:`.injected`) are left out of all of them and supplied by
+the caller. :mod:`.messages` words the errors, :mod:`.json_schemas` tidies the exported documents
+and words them for the prompt, :mod:`.docstrings` reads parameter descriptions.
 """
 
 from __future__ import annotations
 
-from dispatchguard.runtime.schema.containers import AnyNode, ArrayNode, UnionNode
-from dispatchguard.runtime.schema.core import MISSING, ArgsError, SchemaError
+from dispatchguard.runtime.schema.base import (
+    MISSING,
+    ArgInfo,
+    ArgsError,
+    CompiledArgs,
+    InjectedParam,
+    SchemaError,
+)
+from dispatchguard.runtime.schema.dict_args import compile_json_schema
 from dispatchguard.runtime.schema.docstrings import parse_docstring
-from dispatchguard.runtime.schema.json_schema import (
-    node_from_json_schema,
-    params_from_json_schema,
-    params_from_model,
-)
-from dispatchguard.runtime.schema.nodes import EnumNode, Prim, TypeNode
-from dispatchguard.runtime.schema.params import (
-    Param,
-    build_json_schema,
-    build_strict_schema,
-)
-from dispatchguard.runtime.schema.signature import (
-    node_from_annotation,
-    params_from_signature,
-)
-from dispatchguard.runtime.schema.validator import compile_validator
+from dispatchguard.runtime.schema.injected import InjectedArg
+from dispatchguard.runtime.schema.json_schemas import describe
+from dispatchguard.runtime.schema.model_args import compile_model, compile_signature, is_pydantic_model
 
 __all__ = [
     "MISSING",
-    "AnyNode",
+    "ArgInfo",
     "ArgsError",
-    "ArrayNode",
-    "EnumNode",
-    "Param",
-    "Prim",
+    "CompiledArgs",
+    "InjectedArg",
+    "InjectedParam",
     "SchemaError",
-    "TypeNode",
-    "UnionNode",
-    "build_json_schema",
-    "build_strict_schema",
-    "compile_validator",
-    "node_from_annotation",
-    "node_from_json_schema",
-    "params_from_json_schema",
-    "params_from_model",
-    "params_from_signature",
+    "compile_json_schema",
+    "compile_model",
+    "compile_signature",
+    "describe",
+    "is_pydantic_model",
     "parse_docstring",
 ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import re
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Returns?|Raises|Yields|Examples?|Notes?|Attributes)\s*:?\s*$")
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Returns?|Raises"
+                      r"|Yields|Examples?|Notes?|Attributes)\s*:?\s*$")
 _GOOGLE_ITEM = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 _SPHINX = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 _NUMPY_ITEM = re.compile(r"^(\w+)\s*(?::.*)?$")
