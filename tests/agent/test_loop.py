@@ -6,9 +6,11 @@ import asyncio
 import json
 import threading
 import time
+from typing import Annotated
 
 import pytest
 
+from dispatchguard import InjectedArg, ToolRegistry
 from dispatchguard.agent import CancelToken, arun_tool_loop, run_tool_loop
 from dispatchguard.agent.loop import LAST_STEP_NOTICE
 from dispatchguard.agent.testing import ScriptedReply
@@ -282,3 +284,21 @@ def test_sync_loop_closes_the_http_connections_of_its_event_loop():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
     assert "unclosed" not in done.stderr, done.stderr
+
+
+def test_tool_context_supplies_injected_arguments_the_model_never_sets(llm, llm_server):
+    registry = ToolRegistry()
+
+    @registry.tool
+    def whoami(greeting: str, user: Annotated[str, InjectedArg("user_id")]) -> str:
+        """Greet the signed-in user."""
+        return f"{greeting}, {user}"
+
+    assert set(registry.spec("whoami").schema["properties"]) == {"greeting"}  # hidden from the model
+    # the model tries to choose the user: the value it sends is ignored, the caller's is used
+    llm_server.set_script([tool_call("whoami", greeting="hi", user="admin"), "Done."])
+    result = run_tool_loop(llm, "Who am I?", registry=registry, tool_context={"user_id": "u42"})
+    assert result.history == ['Tool 1 [whoami]: hi, u42']
+    llm_server.set_script([tool_call("whoami", greeting="hi"), "Done."])
+    result = run_tool_loop(llm, "Who am I?", registry=registry)  # no value: a clear error, no call
+    assert "supplied by the caller" in result.history[0]

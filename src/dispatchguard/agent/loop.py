@@ -151,10 +151,11 @@ class _Run:
 
     def __init__(self, llm: Any, message: str, registry: Any, max_steps: int, context: Any,
                  cancel: CancelToken | None, tool_timeout: float | None, breaker_threshold: int,
-                 summary_limit: int) -> None:
+                 summary_limit: int, tool_context: Mapping[str, Any] | None = None) -> None:
         from dispatchguard.runtime.prompt import render_tool_prompt
 
         self.llm = llm
+        self.tool_context = tool_context
         self.native = uses_native_tools(llm)
         self.registry = registry
         self.max_steps = max_steps
@@ -267,7 +268,7 @@ class _Run:
         started = time.perf_counter()
         call = {"name": name, "args": check.args}
         result = await execute_tool(call, registry=self.registry, timeout=self.tool_timeout,
-                                    cancel=self.cancel)
+                                    cancel=self.cancel, context=self.tool_context)
         trace.tool_duration = time.perf_counter() - started
         stopped = self.cancelled()
         if stopped:  # the result (if the tool ran) is dropped
@@ -297,7 +298,7 @@ class _Run:
         started = time.perf_counter()
         results = iter(await execute_tools(
             [{"name": check.tool_name, "args": check.args} for check in valid],
-            registry=self.registry, timeout=self.tool_timeout, cancel=self.cancel,
+            registry=self.registry, timeout=self.tool_timeout, cancel=self.cancel, context=self.tool_context,
         ))
         trace.tool_duration = time.perf_counter() - started
         stopped = self.cancelled()
@@ -365,11 +366,14 @@ async def arun_tool_loop(
     tool_timeout: float | None = 12.0,
     breaker_threshold: int = 2,
     summary_limit: int = 900,
+    tool_context: Mapping[str, Any] | None = None,
 ) -> LoopResult:
     """Run the loop (see the module docstring) from async code.
 
     ``context`` is extra text for the system prompt (retrieved documents, user profile) or a list
-    of earlier ``{"role", "content"}`` messages placed before ``message``.
+    of earlier ``{"role", "content"}`` messages placed before ``message``. ``tool_context`` holds
+    the values of the tools' injected arguments (``InjectedArg``, LangChain's ``InjectedToolArg``):
+    the model never sees nor sets them (see ``dispatch_tool(..., context=...)``).
     """
     if max_steps < 1:
         raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -379,7 +383,7 @@ async def arun_tool_loop(
 
     registry = TOOL_REGISTRY if registry is None else registry
     run = _Run(llm, message, registry, max_steps, context, cancel, tool_timeout,
-               breaker_threshold, summary_limit)
+               breaker_threshold, summary_limit, tool_context)
     return await run.run()
 
 
@@ -394,6 +398,7 @@ def run_tool_loop(
     tool_timeout: float | None = 12.0,
     breaker_threshold: int = 2,
     summary_limit: int = 900,
+    tool_context: Mapping[str, Any] | None = None,
 ) -> LoopResult:
     """Run the loop from sync code (it starts an event loop); in async code use
     :func:`arun_tool_loop`."""
@@ -407,5 +412,6 @@ def run_tool_loop(
     return asyncio.run(
         arun_tool_loop(llm, message, registry=registry, max_steps=max_steps, context=context,
                        cancel=cancel, tool_timeout=tool_timeout,
-                       breaker_threshold=breaker_threshold, summary_limit=summary_limit)
+                       breaker_threshold=breaker_threshold, summary_limit=summary_limit,
+                       tool_context=tool_context)
     )
