@@ -25,7 +25,8 @@ def test_no_private_name_is_imported_across_modules() -> None:
                 offences += [f"{path.name}: {node.module}.{a.name}" for a in node.names if _private(a.name)]
                 modules.update(a.asname or a.name for a in node.names)
             elif isinstance(node, ast.Import):
-                modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("dispatchguard"))
+                names = [a for a in node.names if a.name.startswith("dispatchguard")]
+                modules.update(a.asname or a.name.split(".")[0] for a in names)
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name):
                 if node.value.id in modules and node.value.id != "self":

@@ -64,7 +64,8 @@ def test_run_method_itself_returns_json_text(name):
 
 
 def test_rss_reads_the_bundled_feed():
-    entries = json.loads(dispatch_tool({"name": "RSS Feed Reader", "args": {"url": "sample_feed.xml", "limit": 2}}, registry=TOOL_REGISTRY))
+    call = {"name": "RSS Feed Reader", "args": {"url": "sample_feed.xml", "limit": 2}}
+    entries = json.loads(dispatch_tool(call, registry=TOOL_REGISTRY))
     assert [e["title"] for e in entries] == ["City council approves new bike lanes", "Local bakery wins national award"]
     assert set(entries[0]) == {"title", "link", "published", "summary"}
 
@@ -72,10 +73,12 @@ def test_rss_reads_the_bundled_feed():
 def test_invalid_calls_come_back_as_error_json():
     unknown = json.loads(dispatch_tool({"name": "Horoscope", "args": {}}, registry=TOOL_REGISTRY))
     assert unknown["kind"] == "unknown_tool"
-    wrong_type = json.loads(dispatch_tool({"name": "KPI Tracker", "args": {"name": "x", "current": "5", "target": 10}}, registry=TOOL_REGISTRY))
+    call = {"name": "KPI Tracker", "args": {"name": "x", "current": "5", "target": 10}}
+    wrong_type = json.loads(dispatch_tool(call, registry=TOOL_REGISTRY))
     assert wrong_type["kind"] == "invalid_args"
     assert "current" in wrong_type["error"]
-    bad_chart = json.loads(dispatch_tool({"name": "Data Visualization", "args": {"chart_type": "pie", "labels": [], "values": []}}, registry=TOOL_REGISTRY))
+    call = {"name": "Data Visualization", "args": {"chart_type": "pie", "labels": [], "values": []}}
+    bad_chart = json.loads(dispatch_tool(call, registry=TOOL_REGISTRY))
     assert bad_chart["kind"] == "tool_error"
 
 

@@ -26,7 +26,7 @@ class DataVisualizationTool(NewsTool):
         if len(labels) != len(values):
             return json.dumps({"error": f"{len(labels)} labels for {len(values)} values"})
         if chart_type == "table":
-            rows = [[label, f"{value:g}"] for label, value in zip(labels, values)]
+            rows = [[label, f"{value:g}"] for label, value in zip(labels, values, strict=True)]
             table = Table(title=title, columns=["label", "value"], rows=rows)
             return table.model_dump_json()
         if chart_type not in ("line", "bar"):
