@@ -40,5 +40,5 @@ def check_source(
         elif tree is not None and walk:
             result = check_tree(project, file, data, tree)
         else:  # as check_paths: a file that names no tool word is not walked, nor held to its syntax
-            result = skipped_result(project, file)
+            result = skipped_result(project, file, data)
     return [Finding(path, *item[:2], item[4], item[5], item[2], item[3], item[6]) for item in result.findings]
