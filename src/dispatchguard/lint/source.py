@@ -62,6 +62,7 @@ def check_source(
 
 _CONFIGS: dict[Path, LintConfig] = {}
 _PROJECTS: dict[tuple[str, str], Project] = {}
+_WORDS: dict[tuple[str, str], WordSet] = {}  # the tool words of the last `dispatchguard check` run
 
 
 def editor_config(path: Path) -> LintConfig:
@@ -90,6 +91,7 @@ def editor_project(config: LintConfig) -> Project:
         project = Project(config, files)
         cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint())
         cache.load()
+        _WORDS[key] = cache.words or project.seeds
         for file_key, entry in cache.entries.items():
             file = project.files.get(file_key)
             if file is not None and entry.parsed and entry.stat == file_stat(file.path):
@@ -103,6 +105,7 @@ def forget_editor_state() -> None:
     the project changed): the next buffer sets them up again."""
     _CONFIGS.clear()
     _PROJECTS.clear()
+    _WORDS.clear()
 
 
 def buffer_findings(
@@ -135,8 +138,8 @@ def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None
     them (relative to the current directory when below it).
 
     A buffer that cannot be decoded is DG001; a syntax error is DG001 only when the buffer names a
-    tool word or a module of the project (as ``check_paths`` leaves the others to the project's
-    Python linter)."""
+    tool word (the configured ones, and those of the project that the last ``dispatchguard check``
+    cached), as ``check_paths`` leaves the others to the project's Python linter."""
     path = Path(path).absolute()
     config = config or editor_config(path)
     shown = display_path(path, Path.cwd())
@@ -145,9 +148,8 @@ def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None
         tree, error = parse_bytes(data)
         if tree is None:
             file = _buffer_file(project, path)
-            if readable_source(data) and not (
-                rules_for(project, file.relpath) and may_have_findings(data, project.seeds)
-            ):
+            words = _WORDS[(str(config.root), config.fingerprint())]
+            if readable_source(data) and not (rules_for(project, file.relpath) and may_have_findings(data, words)):
                 return []
             findings = error_result(project, file, data, error or [1, 1, "syntax error"]).findings
         else:
