@@ -127,6 +127,18 @@ def test_fix_action_and_unused_noqa(workspace: Path, editor_factory: Any) -> Non
     assert unused["code"] == "DG002" and unused["tags"] == [1]
     assert unused["message"] == "unused `noqa` directive (unused: DG101; unknown: DG999)"
     assert unused["range"] == {"start": {"line": 7, "character": 7}, "end": {"line": 7, "character": 27}}
+    foreign = {**unused, "source": "ruff", "code": "RUF100"}
+    actions = editor.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": unused["range"], "context": {"diagnostics": [unused, foreign]}},
+    )
+    (remove,) = actions  # nothing for another tool's diagnostic, no "# noqa" for DG002 itself
+    assert remove["title"] == "Remove the unused noqa codes" and remove["diagnostics"] == [unused]
+    (edit,) = remove["edit"]["documentChanges"][0]["edits"]
+    assert edit == {
+        "range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 27}},
+        "newText": "x = 1",
+    }
     assert editor.close() == 0
 
 
@@ -173,3 +185,21 @@ def test_lsp_help_and_missing_pygls(tmp_path: Path) -> None:
     assert (
         done.stderr.strip() == "dispatchguard: error: the language server needs pygls: pip install 'dispatchguard[lsp]'"
     )
+
+
+def test_a_buffer_with_a_syntax_error(workspace: Path, editor_factory: Any) -> None:
+    editor = editor_factory(workspace)
+    editor.initialize(workspace)
+    uri = (workspace / "app" / "broken.py").as_uri()
+    _open(editor, uri, "from crewai.tools import BaseTool\n\ndef f(:\n")
+    (broken,) = editor.diagnostics(uri)
+    assert (broken["code"], broken["severity"]) == ("DG001", 1)
+    assert broken["message"].startswith("cannot check this file: syntax error")
+    assert broken["range"]["start"]["line"] == 2
+    # no fix and no noqa for DG001
+    actions = editor.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": broken["range"], "context": {"diagnostics": [broken]}},
+    )
+    assert actions == []
+    assert editor.close() == 0

@@ -100,3 +100,22 @@ def with_codes(line: str, codes: list[str], reason: str = "") -> str:
         return line
     text = line[directive.start : directive.end].rstrip()
     return line[: directive.start] + text + ", " + ", ".join(missing) + line[directive.start + len(text) :]
+
+
+def without_codes(line: str, codes: list[str]) -> str:
+    """``line`` (without its line ending) with ``codes`` taken out of its ``# noqa`` directive; the
+    directive goes (with the spaces before it) when no code is left, text after it stays."""
+    directive = parse_line(line)
+    if directive is None or directive.codes is None:
+        return line
+    drop = {c.upper() for c in codes}
+    kept = [c for c in directive.codes if c not in drop]
+    if len(kept) == len(directive.codes):
+        return line
+    before, after = line[: directive.start], line[directive.end :]
+    if kept:
+        return before + f"# noqa: {', '.join(kept)}" + after
+    after = after.lstrip()
+    if after.startswith("#"):
+        return before + after
+    return before.rstrip() + (f"  # {after}" if after else "")

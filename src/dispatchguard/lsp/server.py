@@ -10,7 +10,8 @@
 - ``codeAction``: for each of our diagnostics in the request, the rule's fix (from
   :func:`dispatchguard.fix.fix_source`, on the buffer; safe fixes preferred, unsafe ones labelled)
   as an edit of the whole buffer, and "silence on this line" as an edit of the line (``# noqa``
-  with the code added to the line's directive, or a new one).
+  with the code added to the line's directive, or a new one); for DG002, the removal of the
+  unused codes from the directive.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dispatchguard import __version__
 from dispatchguard.cli.output import rule_url
 from dispatchguard.lint.config import ConfigError
 from dispatchguard.lint.findings import Finding
-from dispatchguard.lint.noqa import with_codes
+from dispatchguard.lint.noqa import with_codes, without_codes
 from dispatchguard.lint.parsing import quiet_parsing
 from dispatchguard.lint.rules import dg001_parse_error, dg002_unused_noqa
 from dispatchguard.lint.source import check_buffer, editor_config, forget_editor_state
@@ -79,7 +80,7 @@ def build_server() -> LanguageServer:
         for diagnostic in ours:
             actions += fix_actions(document, diagnostic)
         for diagnostic in ours:
-            action = noqa_action(document, diagnostic)
+            action = noqa_action(document, diagnostic) or unused_noqa_action(document, diagnostic)
             if action is not None:
                 actions.append(action)
         return actions
@@ -220,19 +221,43 @@ def workspace_edit(document: TextDocument, edits: list[types.TextEdit]) -> types
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=versioned, edits=edits)])
 
 
+def line_edit(document: TextDocument, number: int, text: str) -> types.TextEdit:
+    """Replace line ``number`` (1-based) but its line ending with ``text``."""
+    body = document.lines[number - 1].rstrip("\r\n")
+    start = types.Position(line=number - 1, character=0)
+    end = document.position_to_client_units(types.Position(line=number - 1, character=len(body)))  # type: ignore[arg-type]
+    return types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
+
+
+def unused_noqa_action(document: TextDocument, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """DG002: take the unused and unknown codes out of the directive (the directive goes when none
+    is left)."""
+    finding = finding_of(document, diagnostic)
+    if finding is None or finding.code != dg002_unused_noqa.CODE or not 0 < finding.line <= len(document.lines):
+        return None
+    body = document.lines[finding.line - 1].rstrip("\r\n")
+    edited = without_codes(body, dg002_unused_noqa.listed_codes(finding.message))
+    if edited == body:
+        return None
+    return types.CodeAction(
+        title="Remove the unused noqa codes",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=True,
+        edit=workspace_edit(document, [line_edit(document, finding.line, edited)]),
+    )
+
+
 def noqa_action(document: TextDocument, diagnostic: types.Diagnostic) -> types.CodeAction | None:
     """``# noqa: CODE`` on the line where the finding starts (the line a directive must be on)."""
     finding = finding_of(document, diagnostic)
     if finding is None or finding.code in NO_NOQA_ACTION or not 0 < finding.line <= len(document.lines):
         return None
-    line = document.lines[finding.line - 1]
-    body = line.rstrip("\r\n")
+    body = document.lines[finding.line - 1].rstrip("\r\n")
     edited = with_codes(body, [finding.code])
     if edited == body:
         return None
-    start = types.Position(line=finding.line - 1, character=0)
-    end = document.position_to_client_units(types.Position(line=finding.line - 1, character=len(body)))  # type: ignore[arg-type]
-    edit = types.TextEdit(range=types.Range(start=start, end=end), new_text=edited)
+    edit = line_edit(document, finding.line, edited)
     return types.CodeAction(
         title=f"Silence {finding.code} on this line (# noqa)",
         kind=types.CodeActionKind.QuickFix,

@@ -10,6 +10,7 @@ file is not judged. ``DG002`` itself is never reported unused
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from dispatchguard.lint.noqa import Noqa, codes_match
@@ -20,6 +21,12 @@ NAME = "unused-noqa"
 SUMMARY = "`# noqa` directive that suppresses no DG finding"
 MESSAGE = "unused `noqa` directive ({detail})"
 OWN_PREFIX = "DG"
+_LISTED = re.compile(r"(?:unused|unknown): ([A-Za-z0-9, ]+)")
+
+
+def listed_codes(message: str) -> list[str]:
+    """The codes a DG002 message names (what a fix removes from the directive)."""
+    return [code for group in _LISTED.findall(message) for code in group.replace(" ", "").split(",") if code]
 
 
 def unused(directive: Noqa, used: Collection[str], known: Collection[str], enabled: Collection[str]) -> str | None:
