@@ -132,7 +132,7 @@ def test_fix_action_and_unused_noqa(workspace: Path, editor_factory: Any) -> Non
         "textDocument/codeAction",
         {"textDocument": {"uri": uri}, "range": unused["range"], "context": {"diagnostics": [unused, foreign]}},
     )
-    (remove,) = actions  # nothing for another tool's diagnostic, no "# noqa" for DG002 itself
+    (remove,) = actions  # nothing for another tool's diagnostic, no noqa action for DG002 itself
     assert remove["title"] == "Remove the unused noqa codes" and remove["diagnostics"] == [unused]
     (edit,) = remove["edit"]["documentChanges"][0]["edits"]
     assert edit == {
