@@ -203,3 +203,46 @@ def test_a_buffer_with_a_syntax_error(workspace: Path, editor_factory: Any) -> N
     )
     assert actions == []
     assert editor.close() == 0
+
+
+def test_files_changed_on_disk_are_read_again(workspace: Path, editor_factory: Any) -> None:
+    editor = editor_factory(workspace)
+    editor.initialize(workspace)
+    uri = (workspace / "app" / "agent.py").as_uri()
+    _open(editor, uri, BUFFER)
+    assert {d["code"] for d in editor.diagnostics(uri)} == {"DG101", "DG102"}
+    # Search is no tool any more (changed outside the editor): the open buffer is clean
+    tools = workspace / "app" / "tools.py"
+    tools.write_text("class Search:\n    def run(self, q):\n        return q\n")
+    editor.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": tools.as_uri(), "type": 2}]})
+    assert editor.diagnostics(uri) == []
+    # a module created outside the editor is known from then on
+    (workspace / "app" / "extra.py").write_text(TOOLS)
+    editor.notify(
+        "workspace/didChangeWatchedFiles", {"changes": [{"uri": (workspace / "app" / "extra.py").as_uri(), "type": 1}]}
+    )
+    editor.diagnostics(uri)
+    change = {"text": BUFFER.replace("app.tools", "app.extra")}
+    editor.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
+    assert {d["code"] for d in editor.diagnostics(uri, version=2)} == {"DG101", "DG102"}
+    assert editor.close() == 0
+
+
+def test_the_server_asks_to_watch_files_when_the_client_can(workspace: Path, editor_factory: Any) -> None:
+    editor = editor_factory(workspace)
+    editor.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": workspace.as_uri(),
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+        },
+    )
+    editor.notify("initialized", {})
+    ask = editor.wait(lambda m: m.get("method") == "client/registerCapability")
+    (registration,) = ask["params"]["registrations"]
+    assert registration["method"] == "workspace/didChangeWatchedFiles"
+    globs = [w["globPattern"] for w in registration["registerOptions"]["watchers"]]
+    assert globs == ["**/pyproject.toml", "**/*.py", "**/*.pyi"]
+    editor.send({"id": ask["id"], "result": None})
+    assert editor.close() == 0

@@ -108,6 +108,19 @@ def forget_editor_state() -> None:
     _WORDS.clear()
 
 
+def file_changed(path: Path) -> None:
+    """A file of the projects set up so far changed on disk (or appeared, or went): what they knew
+    of it is dropped, so the next buffer that leads to it reads it again."""
+    path = Path(path).absolute()
+    key = path.as_posix()
+    for project in _PROJECTS.values():
+        if key not in project.files and path.suffix in (".py", ".pyi") and project.root in path.parents:
+            project.register(SourceFile(path, relative_path(path, project.root), key))
+        project.known.pop(key, None)
+        project.infos.pop(key, None)
+        project.resolver.forget()
+
+
 def buffer_findings(
     project: Project, path: Path, data: bytes, tree: ast.Module, *, apply_noqa: bool = True
 ) -> list[CachedFinding]:

@@ -6,7 +6,9 @@
   finding (in the position encoding agreed with the client) and a link to the rule's page.
   ``didClose`` clears them.
 - Saving a ``pyproject.toml`` (or a watched-file notification for one) drops the settings and
-  projects read so far, and every open buffer is checked again.
+  projects read so far, and every open buffer is checked again. Watched-file notifications for
+  Python files (the server asks for them when the client offers dynamic registration) make the
+  projects read those files again, and re-check the open buffers.
 - ``codeAction``: for each of our diagnostics in the request, the rule's fix (from
   :func:`dispatchguard.fix.fix_source`, on the buffer; safe fixes preferred, unsafe ones labelled)
   as an edit of the whole buffer, and "silence on this line" as an edit of the line (``# noqa``
@@ -32,7 +34,7 @@ from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.noqa import with_codes, without_codes
 from dispatchguard.lint.parsing import quiet_parsing
 from dispatchguard.lint.rules import dg001_parse_error, dg002_unused_noqa
-from dispatchguard.lint.source import check_buffer, editor_config, forget_editor_state
+from dispatchguard.lint.source import check_buffer, editor_config, file_changed, forget_editor_state
 
 SOURCE = "dispatchguard"
 #: Codes a line-level noqa comment cannot silence (DG001) or should not (DG002: remove the directive).
@@ -64,10 +66,27 @@ def build_server() -> LanguageServer:
         uri = params.text_document.uri
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            watchers = [types.FileSystemWatcher(glob_pattern=g) for g in ("**/pyproject.toml", "**/*.py", "**/*.pyi")]
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+            registration = types.Registration(
+                id="dispatchguard-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+            )
+            ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
         if any(change.uri.endswith("pyproject.toml") for change in params.changes):
             settings_changed(ls)
+            return
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path and change.uri.startswith("file:"):
+                file_changed(Path(path))
+        recheck_open_documents(ls)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -90,6 +109,10 @@ def build_server() -> LanguageServer:
 
 def settings_changed(ls: LanguageServer) -> None:
     forget_editor_state()
+    recheck_open_documents(ls)
+
+
+def recheck_open_documents(ls: LanguageServer) -> None:
     for uri in list(ls.workspace.text_documents):
         publish(ls, uri)
 
