@@ -1,6 +1,9 @@
 """Check Python files for direct tool calls (DG101), tools instantiated outside the tool modules
 (DG102) and tools that return something other than JSON text (DG103).
 
+`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);
+`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.
+
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 """
 
