@@ -47,6 +47,8 @@ def test_clean_buffer_and_plain_dash(project: Path) -> None:
     assert done.stderr.strip() == "All checks passed (1 file checked)."
     done = check(project, "y._run()\n", "-")
     assert done.returncode == 1 and done.stdout.startswith("-:1:1: DG101 ")
+    (item,) = json.loads(check(project, "y._run()\n", "--output-format", "json", "-").stdout)
+    assert (item["filename"], item["code"]) == ("-", "DG101")
 
 
 def test_end_positions_in_every_format(project: Path) -> None:
