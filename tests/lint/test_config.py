@@ -162,7 +162,7 @@ def test_broken_config_names_file_and_key(tmp_path: Path, body: str, key: str) -
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("select = ['E501']", "unknown rule code or prefix 'E501' (known: DG001, DG101"),
+        ("select = ['E501']", "unknown rule code or prefix 'E501' (known: DG001, DG002, DG101"),
         ("per-file-ignores = { 'a.py' = 'DG101, DG999' }", "(pattern 'a.py'): unknown rule code or prefix 'DG999'"),
         ("ignore = ['dg1x']", "'DG1X' is not a rule code or prefix"),
     ],

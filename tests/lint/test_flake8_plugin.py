@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint import check_paths, flake8_plugin, load_config
+from dispatchguard.lint.source import editor_project, forget_editor_state
 
 from .conftest import FIXTURES
 
@@ -65,15 +66,17 @@ def _plugin_findings(root: Path, path: Path, text: str | None = None) -> set[tup
     return {(path.name, line, message.split()[0]) for line, _, message, _ in plugin.run()}
 
 
-def test_project_is_set_up_once_and_loads_only_what_a_file_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_project_is_set_up_once_and_loads_only_what_a_file_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "crossfile"
     shutil.copytree(FIXTURES / "crossfile", root)
     for i in range(30):  # unrelated modules: never parsed for a buffer that does not lead to them
         (root / f"filler{i}.py").write_text(f"import os\nVALUE = {i}\n")
     monkeypatch.chdir(root)
     config = load_config(["."])
-    project = flake8_plugin.project_for(config)
-    assert flake8_plugin.project_for(config) is project
+    project = editor_project(config)
+    assert editor_project(config) is project
     found = _plugin_findings(root, root / "app" / "agent.py")
     assert ("agent.py", 17, "DG101") in found
     assert 0 < project.parsed <= 6  # the modules agent.py leads to, not the 30 others
@@ -88,8 +91,7 @@ def test_edited_buffer_is_reindexed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\n")
     (tmp_path / "a.py").write_text("x = 1\n")
-    flake8_plugin._PROJECTS.clear()
-    flake8_plugin._CONFIGS.clear()
+    forget_editor_state()
     edited = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nT().run()\n"
     plugin = flake8_plugin.Plugin(ast.parse(edited), "a.py", edited.splitlines(keepends=True))
     codes = sorted(message.split()[0] for _, _, message, _ in plugin.run())
@@ -101,7 +103,7 @@ def test_edited_buffer_is_reindexed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_broken_config_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\nbogus = 1\n")
-    flake8_plugin._CONFIGS.clear()
+    forget_editor_state()
     plugin = flake8_plugin.Plugin(ast.parse("x = 1\n"), "a.py", ["x = 1\n"])
     ((line, col, message, _),) = list(plugin.run())
     assert (line, col) == (1, 0) and message.startswith("DG001") and "bogus" in message
@@ -117,6 +119,6 @@ def test_plugin_reuses_the_cli_cache(tmp_path: Path, monkeypatch: pytest.MonkeyP
     for path in sorted(root.rglob("*.py")):
         found |= _plugin_findings(root, path)
     assert found == expected
-    assert flake8_plugin.project_for(config).parsed == 0  # every summary came from the CLI's cache
+    assert editor_project(config).parsed == 0  # every summary came from the CLI's cache
     edited = "from app.tools.search import search_tool\nsearch_tool.run('x')\n"
     assert _plugin_findings(root, root / "app" / "agent.py", edited) == {("agent.py", 2, "DG101")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dispatchguard.lint import RULES
+from dispatchguard.lint.rules import ENGINE_RULES
 from dispatchguard.lint.source import check_source
 
 from .conftest import expectations
@@ -51,6 +52,6 @@ def test_every_rule_module_is_registered() -> None:
 @pytest.mark.parametrize("code", sorted(RULES))
 def test_rule_visits_something(code: str) -> None:
     rule = RULES[code]
-    if code == "DG001":  # the engine's own: reported for files it cannot read or parse
+    if code in ENGINE_RULES:  # the engine's own: unreadable files, unused noqa
         return
     assert hasattr(rule, "check_call") or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))

@@ -1,12 +1,16 @@
 """Check Python files for direct tool calls (DG101), tools instantiated outside the tool modules
 (DG102) and tools that return something other than JSON text (DG103).
 
+`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);
+`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.
+
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -33,7 +37,16 @@ OUTPUT_FORMATS = ("text", "json", "github", "sarif")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check (default: .)"
+        "paths",
+        nargs="*",
+        default=None,
+        metavar="PATH",
+        help="files or directories to check (default: .); - reads one file from standard input",
+    )
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="check standard input as the file PATH of its project (what editors send for unsaved buffers)",
     )
     parser.add_argument(
         "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
@@ -111,6 +124,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --fix, also apply fixes that may change runtime behaviour (implies --fix)",
     )
+    fixes.add_argument(
+        "--add-noqa",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REASON",
+        help="add `# noqa: CODE` to every line with a finding (--add-noqa=REASON: followed by REASON) and exit",
+    )
     base = parser.add_argument_group("baseline").add_mutually_exclusive_group()
     base.add_argument("--baseline", metavar="FILE", help="report only findings that are not recorded in FILE")
     base.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
@@ -132,7 +153,20 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError(f"--statistics works with the text and json formats, not {args.output_format}")
-    for path in args.paths:
+    if args.add_noqa == "-":  # `--add-noqa -`: the '-' is standard input, not a reason
+        args.add_noqa, args.paths = "", ["-", *(args.paths or [])]
+    if args.add_noqa and os.path.exists(args.add_noqa) and not args.paths:
+        raise UsageError(
+            f"--add-noqa {args.add_noqa}: the reason goes after '=' (--add-noqa=REASON); "
+            f"to add noqa comments under {args.add_noqa}, give it after the option's end: --add-noqa -- {args.add_noqa}"
+        )
+    if args.add_noqa is not None and (args.fix or args.unsafe_fixes or args.write_baseline):
+        raise UsageError("--add-noqa cannot be combined with --fix or --write-baseline")
+    stdin_path = _stdin_path(args)
+    if stdin_path is not None:
+        args.paths = [stdin_path]
+    args.paths = args.paths or ["."]
+    for path in args.paths if stdin_path is None else ():
         if not os.path.exists(path):
             raise UsageError(f"{path}: no such file or directory")
     baseline_known = None
@@ -152,23 +186,31 @@ def _run(args: argparse.Namespace) -> int:
         root = None if args.config else find_root(args.paths)
         sys.stdout.write(render_settings(config, root, args))
         return 0
-    if args.fix or args.unsafe_fixes:
-        _apply_fixes(args, config)
-    progress = _Progress() if sys.stderr.isatty() else None
-    try:
-        report = lint.check_paths(
-            args.paths,
-            config,
-            jobs=args.jobs or None,
-            use_cache=not args.no_cache,
-            cache_dir=args.cache_dir,
-            progress=progress,
-        )
-    finally:
-        if progress is not None:
-            progress.clear()
+    if stdin_path is not None:
+        report = _check_stdin(stdin_path, args.stdin_filename is not None, config)
+    else:
+        if args.fix or args.unsafe_fixes:
+            _apply_fixes(args, config)
+        progress = _Progress() if sys.stderr.isatty() else None
+        try:
+            report = lint.check_paths(
+                args.paths,
+                config,
+                jobs=args.jobs or None,
+                use_cache=not args.no_cache,
+                cache_dir=args.cache_dir,
+                progress=progress,
+            )
+        finally:
+            if progress is not None:
+                progress.clear()
     findings = list(report.findings)
     notebooks = report_notebooks(report.notebooks)
+
+    if args.add_noqa is not None:
+        from dispatchguard.cli.add_noqa import add_noqa
+
+        return add_noqa(findings, args.add_noqa, recheck=lambda paths: _recheck(paths, args, config))
 
     if args.write_baseline:
         try:
@@ -206,6 +248,57 @@ def _run(args: argparse.Namespace) -> int:
     if args.output_format == "text":
         print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
     return 1 if reported and not args.exit_zero else 0
+
+
+def _stdin_path(args: argparse.Namespace) -> str | None:
+    """The path standard input is checked as (``-`` in the paths, or ``--stdin-filename`` and no
+    paths), or None when the paths are checked on disk."""
+    paths = args.paths or []
+    if "-" not in paths and not (args.stdin_filename is not None and not paths):
+        if args.stdin_filename is not None:
+            raise UsageError("--stdin-filename checks standard input: give '-' instead of the paths")
+        return None
+    if paths != ["-"] and paths:
+        raise UsageError("'-' (standard input) cannot be combined with other paths")
+    for flag, given in (
+        ("--fix", args.fix or args.unsafe_fixes),
+        ("--add-noqa", args.add_noqa is not None),
+        ("--write-baseline", args.write_baseline),
+    ):
+        if given:
+            raise UsageError(f"{flag} writes files and cannot be used on standard input")
+    name = args.stdin_filename
+    if name is None:
+        return os.path.join(os.getcwd(), "stdin.py")
+    if not name.strip():
+        raise UsageError("--stdin-filename: the path is empty")
+    if os.path.isdir(name):
+        raise UsageError(f"--stdin-filename: {name} is a directory, not a file")
+    if name.endswith(".ipynb"):
+        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are not supported yet")
+    return name
+
+
+def _check_stdin(path: str, named: bool, config: Any) -> Any:
+    """The report of standard input checked as ``path`` (shown as ``-`` when no name was given).
+    With ``force-exclude``, an excluded ``path`` is not checked, as ruff does."""
+    from dispatchguard.lint import CheckReport
+    from dispatchguard.lint.discovery import is_excluded
+    from dispatchguard.lint.source import check_buffer
+
+    data = sys.stdin.buffer.read()
+    if config.force_exclude and is_excluded(path, config, config.root):
+        return CheckReport([], 0)
+    findings = check_buffer(path, data, config)
+    if not named:
+        findings = [dataclasses.replace(f, path="-") for f in findings]
+    return CheckReport(findings, 1)
+
+
+def _recheck(paths: list[str], args: argparse.Namespace, config: Any) -> Any:
+    from dispatchguard import lint
+
+    return lint.check_paths(paths, config, jobs=1, use_cache=not args.no_cache, cache_dir=args.cache_dir)
 
 
 def _apply_fixes(args: argparse.Namespace, config: Any) -> None:

@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "coverage": "dispatchguard.cli.coverage",
     "serve": "dispatchguard.cli.serve",
     "rag": "dispatchguard.cli.rag",
+    "lsp": "dispatchguard.cli.lsp",
 }
 
 

@@ -11,7 +11,8 @@
    are); the others are walked again.
 4. **The rest** of the files to report on: the gate skips those that name no tool word and no
    ``._run``; those that do are parsed and walked. A skipped file is still held to being readable
-   and decodable (DG001), but never parsed: a syntax error in a file that names no tool word is
+   and decodable (DG001), and its ``# noqa: DGxxx`` comments are unused (DG002), but it is never
+   parsed: a syntax error in a file that names no tool word is
    the project's Python linter's to report (ruff and flake8: E999), not ours.
 
 Results are cached per file with what they depend on (the kinds looked up, or the tool words for a
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
-from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
+from dispatchguard.lint.checking import check_tree, error_result, may_name_noqa_codes, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
 from dispatchguard.lint.findings import CheckReport, Finding
@@ -155,7 +156,8 @@ class _Run:
         if use_cache:
             self.cache.load()
         self.stats: dict[str, list[int] | None] = {}
-        self.quick: dict[str, tuple[bool, bool]] = {}  # key -> (calls ._run, readable), from the scan
+        # key -> (calls ._run, readable, may name a DG code in a noqa comment), from the scan
+        self.quick: dict[str, tuple[bool, bool, bool]] = {}
         self.results: dict[str, FileResult] = {}
         self.unscanned: dict[str, bytes] = {}
         self.queue: list[tuple[str, bytes, ast.Module]] = []
@@ -239,7 +241,7 @@ class _Run:
             if look_for.named_in(data):
                 yield key, data
             elif key not in self.quick:
-                self.quick[key] = (calls_private_run(data), readable_source(data))
+                self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
 
     def read(self, key: str) -> tuple[bytes | None, str | None]:
         """A file's bytes, or why it cannot be read."""
@@ -331,7 +333,7 @@ class _Run:
         # a file that is not a candidate names no tool word: Project.close_words made sure of it
         candidate = key in (project.candidates or ())
         quick = None if candidate else self.quick.get(key)
-        if quick is not None and quick[1] and not (quick[0] and rules_for(project, file.relpath)):
+        if quick is not None and quick[1] and not (quick[0] and rules_for(project, file.relpath)) and not quick[2]:
             self.results[key] = skipped_result(project, file)
             return
         data, reason = self.read(key)
@@ -342,7 +344,7 @@ class _Run:
             may_have_findings(data, words) if candidate else calls_private_run(data)
         )
         if not walk and readable_source(data):
-            self.results[key] = skipped_result(project, file)
+            self.results[key] = skipped_result(project, file, data)
             return
         tree, error = parse_bytes(data)
         project.parsed += 1

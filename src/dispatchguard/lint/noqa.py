@@ -83,3 +83,39 @@ def file_suppression(data: bytes) -> list[tuple[str, ...] | None]:
 def file_suppresses(directives: list[tuple[str, ...] | None], code: str) -> bool:
     """Whether the file-level directives found by :func:`file_suppression` cover ``code``."""
     return any(codes_match(codes, code) for codes in directives)
+
+
+def with_codes(line: str, codes: list[str], reason: str = "") -> str:
+    """``line`` (without its line ending) with a ``# noqa`` directive that covers ``codes``: an
+    existing directive gains the codes it lacks (a blanket one is left alone), else
+    ``  # noqa: CODES`` is appended, followed by `` REASON`` when one is given."""
+    directive = parse_line(line)
+    if directive is None:
+        tail = f"  # noqa: {', '.join(codes)}" + (f" {reason}" if reason else "")
+        return line.rstrip() + tail
+    if directive.codes is None:
+        return line
+    missing = [c for c in codes if not directive.suppresses(c)]
+    if not missing:
+        return line
+    text = line[directive.start : directive.end].rstrip()
+    return line[: directive.start] + text + ", " + ", ".join(missing) + line[directive.start + len(text) :]
+
+
+def without_codes(line: str, codes: list[str]) -> str:
+    """``line`` (without its line ending) with ``codes`` taken out of its ``# noqa`` directive; the
+    directive goes (with the spaces before it) when no code is left, text after it stays."""
+    directive = parse_line(line)
+    if directive is None or directive.codes is None:
+        return line
+    drop = {c.upper() for c in codes}
+    kept = [c for c in directive.codes if c not in drop]
+    if len(kept) == len(directive.codes):
+        return line
+    before, after = line[: directive.start], line[directive.end :]
+    if kept:
+        return before + f"# noqa: {', '.join(kept)}" + after
+    after = after.lstrip()
+    if after.startswith("#"):
+        return before + after
+    return before.rstrip() + (f"  # {after}" if after else "")

@@ -44,7 +44,8 @@ def to_dict(finding: Any, context: Context) -> dict[str, Any]:
         "code": finding.code,
         "name": getattr(context.rules.get(finding.code), "NAME", None),
         "message": finding.message,
-        "filename": os.path.normpath(os.path.join(context.cwd, finding.path)),
+        # standard input checked without --stdin-filename is "-", as in ruff
+        "filename": "-" if finding.path == "-" else os.path.normpath(os.path.join(context.cwd, finding.path)),
         "location": {"row": finding.line, "column": finding.col},
         "end_location": {"row": finding.end_line, "column": finding.end_col},
         "fix": fix_dict(finding.fix),

@@ -9,7 +9,8 @@
 
 Rules reach the project only through the query API of :mod:`dispatchguard.lint.walker`.
 
-Numbering: DG0xx for the checker itself (DG001 unreadable file, reported by the engine), DG1xx
+Numbering: DG0xx for the checker itself (reported by the engine, not the walk: DG001 unreadable
+file, DG002 unused ``# noqa``), DG1xx
 dispatch and JSON output rules; DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
 """
 
@@ -17,12 +18,21 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from dispatchguard.lint.rules import dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return
+from dispatchguard.lint.rules import (
+    dg001_parse_error,
+    dg002_unused_noqa,
+    dg101_direct_call,
+    dg102_instantiation,
+    dg103_json_return,
+)
 
 RULES: dict[str, ModuleType] = {
     module.CODE: module
-    for module in (dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return)
+    for module in (dg001_parse_error, dg002_unused_noqa, dg101_direct_call, dg102_instantiation, dg103_json_return)
 }
 
-#: The rules the walk runs (DG001 is the engine's own).
-WALK_RULES: dict[str, ModuleType] = {code: module for code, module in RULES.items() if code != dg001_parse_error.CODE}
+#: The engine's own rules, reported after the walk.
+ENGINE_RULES = frozenset({dg001_parse_error.CODE, dg002_unused_noqa.CODE})
+
+#: The rules the walk runs.
+WALK_RULES: dict[str, ModuleType] = {code: module for code, module in RULES.items() if code not in ENGINE_RULES}

@@ -1,0 +1,131 @@
+"""``dispatchguard check --add-noqa[=REASON]``: silence every current finding in place, for adopting
+the checker on a codebase at once (ruff's ``--add-noqa``).
+
+Each line where a finding starts gets a ``# noqa: CODE`` directive (or the codes its directive
+lacks). A line whose end is inside a multi-line string or a backslash continuation cannot carry a
+comment there: it is left alone and counted. A file is written only when its new text still
+parses (if the old one did), through a temporary file renamed over it (never half-written); then
+the files are checked again and whatever is still reported is counted.
+
+DG001 (a broken file; only a file-level directive silences it) and DG002 (the answer to an unused
+``# noqa`` is to remove it) are never added.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import sys
+import tempfile
+import tokenize
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dispatchguard.cli.common import UsageError, plural
+from dispatchguard.lint.noqa import with_codes
+
+NEVER_ADDED = frozenset({"DG001", "DG002"})
+
+
+def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]], Any]) -> int:
+    if "\n" in reason or "\r" in reason:
+        raise UsageError("--add-noqa: the reason must be on one line")
+    reason = reason.strip()
+    by_file: dict[str, dict[int, list[str]]] = {}
+    for finding in findings:
+        if finding.suppressed or finding.code in NEVER_ADDED:
+            continue
+        codes = by_file.setdefault(finding.path, {}).setdefault(finding.line, [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    added = files = 0
+    skipped: list[str] = []
+    for path, lines in sorted(by_file.items()):
+        count, left = _edit_file(Path(path), lines, reason)
+        added += count
+        files += bool(count)
+        skipped += [f"{path}:{line}" for line in left]
+    still = 0
+    if files:
+        report = recheck(sorted(by_file))
+        still = sum(1 for f in report.findings if not f.suppressed and f.code not in NEVER_ADDED)
+    text = f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}."
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+        text += (
+            f" {plural(len(skipped), 'line')} left alone (the line ends inside a string or a continuation): {shown}."
+        )
+    if still:
+        text += f" {plural(still, 'finding')} still reported after the edit."
+    print(text, file=sys.stderr)
+    return 1 if still or skipped else 0
+
+
+def _edit_file(path: Path, lines: dict[int, list[str]], reason: str) -> tuple[int, list[int]]:
+    """(directives added or extended, lines that cannot carry one) for one file."""
+    try:
+        data = path.read_bytes()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (OSError, SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        print(f"dispatchguard: {path}: not edited: {exc}", file=sys.stderr)
+        return 0, sorted(lines)
+    physical = text.splitlines(keepends=True)
+    closed = _comment_ready_lines(text)
+    done, left = 0, []
+    for number, codes in sorted(lines.items()):
+        if not (0 < number <= len(physical)) or (closed is not None and number not in closed):
+            left.append(number)
+            continue
+        line = physical[number - 1]
+        body = line.rstrip("\r\n")
+        edited = with_codes(body, codes, reason)
+        if edited != body:
+            physical[number - 1] = edited + line[len(body) :]
+            done += 1
+    if not done:
+        return 0, left
+    new_text = "".join(physical)
+    if closed is not None and not _parses(new_text):  # never write a file we would break
+        print(f"dispatchguard: {path}: not edited: the edit would not parse", file=sys.stderr)
+        return 0, sorted(lines)
+    _write_atomically(path, new_text.encode(encoding))
+    return done, left
+
+
+def _comment_ready_lines(text: str) -> set[int] | None:
+    """The lines whose end is outside any string and not a backslash continuation (a comment
+    appended there is a comment), or None when the text does not tokenize."""
+    open_lines: set[int] = set()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    ends = {token.end[0] for token in tokens if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT)}
+    for token in tokens:
+        if token.start[0] != token.end[0]:  # a multi-line string: its inner lines end inside it
+            open_lines.update(range(token.start[0], token.end[0]))
+    return {line for line in ends if line not in open_lines}
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    mode = path.stat().st_mode
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise

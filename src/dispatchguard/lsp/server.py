@@ -1,0 +1,289 @@
+"""The language server: diagnostics for open buffers, code actions on them.
+
+- ``didOpen``/``didChange``/``didSave``: the buffer (saved or not) is checked as the file of its
+  project whose URI it has, with the settings of the project's ``pyproject.toml`` (the same root
+  finder as the CLI); the diagnostics carry the code, the message, the start and end of the
+  finding (in the position encoding agreed with the client) and a link to the rule's page.
+  ``didClose`` clears them.
+- Saving a ``pyproject.toml`` (or a watched-file notification for one) drops the settings and
+  projects read so far, and every open buffer is checked again. Watched-file notifications for
+  Python files (the server asks for them when the client offers dynamic registration) make the
+  projects read those files again, and re-check the open buffers.
+- ``codeAction``: for each of our diagnostics in the request, the rule's fix (from
+  :func:`dispatchguard.fix.fix_source`, on the buffer; safe fixes preferred, unsafe ones labelled)
+  as an edit of the whole buffer, and "silence on this line" as an edit of the line (``# noqa``
+  with the code added to the line's directive, or a new one); for DG002, the removal of the
+  unused codes from the directive.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from dispatchguard import __version__
+from dispatchguard.cli.output import rule_url
+from dispatchguard.lint.config import ConfigError
+from dispatchguard.lint.findings import Finding
+from dispatchguard.lint.noqa import with_codes, without_codes
+from dispatchguard.lint.parsing import quiet_parsing
+from dispatchguard.lint.rules import dg001_parse_error, dg002_unused_noqa
+from dispatchguard.lint.source import check_buffer, editor_config, file_changed, forget_editor_state
+
+SOURCE = "dispatchguard"
+#: Codes a line-level noqa comment cannot silence (DG001) or should not (DG002: remove the directive).
+NO_NOQA_ACTION = frozenset({dg001_parse_error.CODE, dg002_unused_noqa.CODE})
+
+
+def build_server() -> LanguageServer:
+    server = LanguageServer(
+        "dispatchguard", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+    )
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if params.text_document.uri.endswith("pyproject.toml"):
+            settings_changed(ls)
+        else:
+            publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration:
+            watchers = [types.FileSystemWatcher(glob_pattern=g) for g in ("**/pyproject.toml", "**/*.py", "**/*.pyi")]
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+            registration = types.Registration(
+                id="dispatchguard-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+            )
+            ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+            settings_changed(ls)
+            return
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path and change.uri.startswith("file:"):
+                file_changed(Path(path))
+        recheck_open_documents(ls)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
+    )
+    def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        ours = [d for d in params.context.diagnostics if d.source == SOURCE and isinstance(d.data, dict)]
+        actions: list[types.CodeAction] = []
+        for diagnostic in ours:
+            actions += fix_actions(document, diagnostic)
+        for diagnostic in ours:
+            action = noqa_action(document, diagnostic) or unused_noqa_action(document, diagnostic)
+            if action is not None:
+                actions.append(action)
+        return actions
+
+    return server
+
+
+def settings_changed(ls: LanguageServer) -> None:
+    forget_editor_state()
+    recheck_open_documents(ls)
+
+
+def recheck_open_documents(ls: LanguageServer) -> None:
+    for uri in list(ls.workspace.text_documents):
+        publish(ls, uri)
+
+
+def document_path(document: TextDocument) -> Path | None:
+    path = to_fs_path(document.uri)
+    return Path(path) if path and document.uri.startswith("file:") else None
+
+
+def publish(ls: LanguageServer, uri: str) -> None:
+    document = ls.workspace.get_text_document(uri)
+    path = document_path(document)
+    if path is None or path.suffix not in (".py", ".pyi"):
+        return
+    diagnostics = [to_diagnostic(document, finding) for finding in check_document(path, document)]
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
+    )
+
+
+def check_document(path: Path, document: TextDocument) -> list[Finding]:
+    """The unsuppressed findings of a buffer; a broken configuration is one finding at the top."""
+    try:
+        config = editor_config(path)
+        findings = check_buffer(path, document.source.encode("utf-8"), config)
+    except (ConfigError, OSError) as exc:
+        message = dg001_parse_error.MESSAGE.format(reason=str(exc))
+        return [Finding(str(path), 1, 1, dg001_parse_error.CODE, message, 1, 1)]
+    return [f for f in findings if not f.suppressed]
+
+
+def to_diagnostic(document: TextDocument, finding: Finding) -> types.Diagnostic:
+    # findings are 1-based code points, the end exclusive; the client gets its own code units
+    where = types.Range(
+        start=types.Position(line=finding.line - 1, character=finding.col - 1),
+        end=types.Position(line=finding.end_line - 1, character=max(finding.end_col - 1, 0)),
+    )
+    is_error = finding.code == dg001_parse_error.CODE
+    return types.Diagnostic(
+        range=document.range_to_client_units(where),  # type: ignore[arg-type]
+        message=finding.message,
+        severity=types.DiagnosticSeverity.Error if is_error else types.DiagnosticSeverity.Warning,
+        code=finding.code,
+        code_description=types.CodeDescription(href=rule_url(finding.code)),
+        source=SOURCE,
+        tags=[types.DiagnosticTag.Unnecessary] if finding.code == dg002_unused_noqa.CODE else None,
+        # what a code action needs to rebuild the finding (the range is in client units)
+        data={
+            "line": finding.line,
+            "col": finding.col,
+            "end_line": finding.end_line,
+            "end_col": finding.end_col,
+            "message": finding.message,
+        },
+    )
+
+
+def finding_of(document: TextDocument, diagnostic: types.Diagnostic) -> Finding | None:
+    data = diagnostic.data
+    try:
+        return Finding(
+            document.uri,
+            int(data["line"]),
+            int(data["col"]),
+            str(diagnostic.code),
+            str(data["message"]),
+            int(data["end_line"]),
+            int(data["end_col"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def fix_actions(document: TextDocument, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    """The rule's fix for one diagnostic, as an edit of the whole buffer (safe, else unsafe)."""
+    finding = finding_of(document, diagnostic)
+    path = document_path(document)
+    if finding is None or path is None or finding.code in NO_NOQA_ACTION:
+        return []
+    from dispatchguard.fix import fix_source  # libcst: only when an action is asked for
+
+    source = document.source.encode("utf-8")
+    config = editor_config(path)
+    for unsafe in (False, True):
+        with quiet_parsing():
+            new, applied, _ = fix_source(
+                source,
+                [dataclasses.replace(finding, path=str(path))],
+                path=str(path),
+                unsafe=unsafe,
+                project_factory=lambda: project_names(config),
+            )
+        if applied and new != source:
+            title = f"Fix {finding.code}: {applied[0].description}" + ("" if applied[0].safe else " (unsafe)")
+            return [
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    is_preferred=applied[0].safe,
+                    edit=whole_buffer_edit(document, new.decode("utf-8")),
+                )
+            ]
+    return []
+
+
+_NAMES: dict[str, Any] = {}
+
+
+def project_names(config: Any) -> Any:
+    """The fix engine's index of the project (what DG101's fix needs), built once per root."""
+    from dispatchguard.fix.names import index_project
+
+    key = str(config.root)
+    if key not in _NAMES:
+        _NAMES[key] = index_project(Path(config.root), config=config)
+    return _NAMES[key]
+
+
+def whole_buffer_edit(document: TextDocument, text: str) -> types.WorkspaceEdit:
+    lines = document.lines
+    end = types.Position(line=len(lines), character=0)
+    edit = types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=text)
+    return workspace_edit(document, [edit])
+
+
+def workspace_edit(document: TextDocument, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    versioned = types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=document.version)
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=versioned, edits=edits)])
+
+
+def line_edit(document: TextDocument, number: int, text: str) -> types.TextEdit:
+    """Replace line ``number`` (1-based) but its line ending with ``text``."""
+    body = document.lines[number - 1].rstrip("\r\n")
+    start = types.Position(line=number - 1, character=0)
+    end = document.position_to_client_units(types.Position(line=number - 1, character=len(body)))  # type: ignore[arg-type]
+    return types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
+
+
+def unused_noqa_action(document: TextDocument, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """DG002: take the unused and unknown codes out of the directive (the directive goes when none
+    is left)."""
+    finding = finding_of(document, diagnostic)
+    if finding is None or finding.code != dg002_unused_noqa.CODE or not 0 < finding.line <= len(document.lines):
+        return None
+    body = document.lines[finding.line - 1].rstrip("\r\n")
+    edited = without_codes(body, dg002_unused_noqa.listed_codes(finding.message))
+    if edited == body:
+        return None
+    return types.CodeAction(
+        title="Remove the unused noqa codes",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=True,
+        edit=workspace_edit(document, [line_edit(document, finding.line, edited)]),
+    )
+
+
+def noqa_action(document: TextDocument, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """``# noqa: CODE`` on the line where the finding starts (the line a directive must be on)."""
+    finding = finding_of(document, diagnostic)
+    if finding is None or finding.code in NO_NOQA_ACTION or not 0 < finding.line <= len(document.lines):
+        return None
+    body = document.lines[finding.line - 1].rstrip("\r\n")
+    edited = with_codes(body, [finding.code])
+    if edited == body:
+        return None
+    edit = line_edit(document, finding.line, edited)
+    return types.CodeAction(
+        title=f"Silence {finding.code} on this line (# noqa)",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=workspace_edit(document, [edit]),
+    )
