@@ -53,4 +53,8 @@ def test_rule_visits_something(code: str) -> None:
     rule = RULES[code]
     if code == "DG001":  # the engine's own: reported for files it cannot read or parse
         return
-    assert hasattr(rule, "check_call") or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))
+    assert (
+        hasattr(rule, "check_call")
+        or hasattr(rule, "check_tool_function")
+        or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))
+    )

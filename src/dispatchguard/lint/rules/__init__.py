@@ -10,18 +10,25 @@
 Rules reach the project only through the query API of :mod:`dispatchguard.lint.walker`.
 
 Numbering: DG0xx for the checker itself (DG001 unreadable file, reported by the engine), DG1xx
-dispatch and JSON output rules; DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
+dispatch and JSON output rules (DG103: run methods of tool classes, DG104: tool functions);
+DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from dispatchguard.lint.rules import dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return
+from dispatchguard.lint.rules import (
+    dg001_parse_error,
+    dg101_direct_call,
+    dg102_instantiation,
+    dg103_json_return,
+    dg104_tool_function,
+)
 
 RULES: dict[str, ModuleType] = {
     module.CODE: module
-    for module in (dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return)
+    for module in (dg001_parse_error, dg101_direct_call, dg102_instantiation, dg103_json_return, dg104_tool_function)
 }
 
 #: The rules the walk runs (DG001 is the engine's own).
