@@ -8,6 +8,8 @@ Each tree is checked as a user would check it: every *project* of the tree (a fo
 ``pyproject.toml``, ``setup.py`` or ``requirements.txt`` that no other project contains; the tree's
 root when there is none) is checked from its own folder, with
 
+Files outside every project belong to the script folder (``main.py``) above them, or the root.
+
 - ``default``: no configuration at all (any ``[tool.dispatchguard]`` table the tree might have is
   ignored: the configuration used is an empty file);
 - ``minimal``: the tree's ``minimal`` table from ``labels.toml`` (a few lines a user would write).
@@ -50,7 +52,17 @@ def projects(tree: Path) -> list[Path]:
         {p.parent for name in PROJECT_FILES for p in tree.rglob(name) if not SKIP_DIRS & set(p.relative_to(tree).parts)}
     )
     outer = [p for p in found if not any(q != p and q in p.parents for q in found)]
-    return outer or [tree]
+    if not outer:
+        return [tree]
+    # files outside every project: each belongs to the script folder above it (or the tree's root)
+    scripts = {p.parent for p in tree.rglob("main.py")}
+    for path in tree.rglob("*.py"):
+        if SKIP_DIRS & set(path.relative_to(tree).parts) or any(p in path.parents for p in outer):
+            continue
+        folder = next((d for d in path.parents if d in scripts), tree)
+        if folder not in outer:
+            outer.append(folder)
+    return outer
 
 
 def findings(tree: Path, config_text: str, extra: list[str]) -> set[tuple[str, int, str]]:
