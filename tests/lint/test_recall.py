@@ -130,7 +130,10 @@ def test_content_and_artifact_judges_the_content_only() -> None:
 
 
 def test_dg104_skips_tests_and_plain_functions() -> None:
-    source = "from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b + 0.5\n"
+    source = (
+        "from langchain_core.tools import tool\n\n"
+        "@tool\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b + 0.5\n"
+    )
     assert _codes(source, path="tests/test_agent.py") == []
     assert _codes(source, path="agent.py") == []  # a + b: numbers or text, unknown
     assert _codes(source.replace("a + b + 0.5", "a / b"), path="agent.py") == [(6, "DG104")]

@@ -4,8 +4,8 @@ A :class:`Resolver` answers ``kind(qualified_name)`` with one of :mod:`.kinds`: 
 tool, a registry, a tool decorator, or None (anything else; unknown names are never tools:
 precision first). Names of the public tool libraries (crewai, crewai-tools, langchain,
 langchain-core, langchain-community) are looked up in the bundled table of
-:mod:`dispatchguard.lint.library` when the configuration does not name them. Imports and aliases are followed across modules, relative imports resolved,
-cycles cut.
+:mod:`dispatchguard.lint.library` when the configuration does not name them. Imports and
+aliases are followed across modules, relative imports resolved, cycles cut.
 
 The resolver does not hold the whole project. It knows the project's module *names* (a table
 built from the file list, without reading a file) and asks a :class:`ModuleSource` for a module's
