@@ -19,7 +19,8 @@ rules use nothing else of the project:
 - ``strict``: the configuration's strict mode;
 - ``module_function(qualified_name)`` and ``method(fn, name)``: the :class:`FunctionInfo` of a
   function of this module or a method of ``fn``'s class, for following calls;
-- ``module_text(name)``: the text a module-level name is bound to (``TEMPLATE = "Error: {}"``);
+- ``module_text(name)`` and ``module_literal(name)``: the text or literal a module-level name is
+  bound to (``TEMPLATE = "Error: {}"``, ``SAMPLES = [...]``);
 - ``report(node, code, message)``.
 
 Which tool methods a rule wants (``TOOL_METHODS``), whether it checks tool functions
@@ -108,6 +109,7 @@ class Context:
         self.tool_functions: list[FunctionInfo] = []
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
+        self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
         self.module_overrides: dict[str, str | None] = {}  # module-level names the walk knows better
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
@@ -209,8 +211,9 @@ class Context:
         return self.dispatcher_depth > 0
 
     def module_function(self, qual: str) -> FunctionInfo | None:
+        """A function of this module, or a method of one of its top-level classes (``Class.name``)."""
         prefix = f"{self.info.name}." if self.info.name else ""
-        if qual.startswith(prefix) and "." not in qual[len(prefix) :]:
+        if qual.startswith(prefix) and qual[len(prefix) :].count(".") <= 1:
             return self.functions.get(qual[len(prefix) :])
         return None
 
@@ -219,6 +222,11 @@ class Context:
 
     def module_text(self, name: str) -> str | None:
         return self.texts.get(name)
+
+    def module_literal(self, name: str) -> ast.expr | None:
+        """The literal (a str constant, a list, dict, set or tuple display) a module-level name is
+        bound to, when that is its only module-level binding so far."""
+        return self.literals.get(name)
 
     def qualified_name(self, node: ast.AST, fn: FunctionInfo | None = None) -> str | None:
         """The qualified name of a Name/Attribute chain, or None (locals, builtins, unknown)."""
@@ -430,6 +438,13 @@ def _module_binding(ctx: Context, node: ast.Assign, kind: str | None) -> None:
             ctx.texts[target.id] = value.value
         else:
             ctx.texts.pop(target.id, None)
+        if isinstance(value, _LITERALS) and target.id not in ctx.literals:
+            ctx.literals[target.id] = value
+        else:
+            ctx.literals[target.id] = None  # bound twice: unknown
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
 
 
 def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:

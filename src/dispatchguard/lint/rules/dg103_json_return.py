@@ -236,8 +236,8 @@ class Classifier:
     def name(self, name: str, fn: FunctionInfo, depth: int) -> str | None:
         values = fn.assigns.get(name)
         if not values:
-            text = None if fn.shadows(name) else self.ctx.module_text(name)
-            return None if text is None else self.classify(ast.Constant(text), fn, depth + 1)
+            literal = None if fn.shadows(name) else self.ctx.module_literal(name)
+            return None if literal is None else self.classify(literal, fn, depth + 1)
         if any(isinstance(v, ast.AugAssign) for v in values):
             return "text built with `+=`" if any(self.edges(ast.Name(id=name), fn, depth + 1)) else None
         verdicts = [self.classify(v, fn, depth + 1) if v is not None else None for v in values]
