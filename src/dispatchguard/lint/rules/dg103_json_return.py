@@ -94,7 +94,7 @@ def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name:
             if not isinstance(value, ast.Tuple) or not value.elts:
                 continue  # (content, artifact) built elsewhere: the content is out of sight
             value = value.elts[0]
-        verdict = classifier.classify(value, fn, 0)
+        verdict = classifier.classify(_straight_line_value(fn, ret, value), fn, 0)
         if verdict == JSON:
             continue
         if verdict is None:
@@ -311,6 +311,34 @@ class Classifier:
         return qual is None or qual.split(".", 1)[0] in _HTTP_LIBRARIES
 
 
+def _straight_line_value(fn: FunctionInfo, ret: ast.Return, value: ast.expr) -> ast.expr:
+    """For ``return name`` in the function's own body, when every binding of ``name`` is a plain
+    assignment in that same body: the value of the last assignment before the return (straight-line
+    code, so that is the one returned). Otherwise ``value`` itself."""
+    if not isinstance(value, ast.Name):
+        return value
+    body = fn.node.body  # type: ignore[attr-defined]
+    if ret not in body:
+        return value
+    bindings = fn.assigns.get(value.id) or []
+    found = [
+        stmt
+        for stmt in body[: body.index(ret)]
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == value.id
+    ]
+    every = [
+        stmt
+        for stmt in body
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == value.id for t in stmt.targets)
+    ]
+    if not found or len(every) != len(bindings) or any(b is None or isinstance(b, ast.AugAssign) for b in bindings):
+        return value
+    return found[-1].value
+
+
 def _bad_start(text: str) -> bool:
     stripped = text.lstrip()
     return bool(stripped) and stripped[0] not in _JSON_FIRST
@@ -379,6 +407,17 @@ def _has_break(body: list[ast.stmt]) -> bool:
 
 
 VALID = [
+    snippet("""
+        import json
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                out = "Results: " + q
+                if q:
+                    out = json.dumps(q)
+                return out
+    """),
     snippet("""
         from crewai.tools import BaseTool
 
@@ -805,6 +844,18 @@ VALID = [
 ]
 
 INVALID = [
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                people = fetch(q)
+                people = self._text(people)
+                return people  # error: DG103
+
+            def _text(self, people):
+                return "\\n".join(people)
+    """),
     snippet("""
         from crewai.tools import BaseTool
 
