@@ -43,7 +43,7 @@ RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), 
 
 
 class Scope:
-    __slots__ = ("attrs", "fn", "is_tool", "kind", "name", "names", "quals")
+    __slots__ = ("artifact", "attrs", "fn", "is_tool", "kind", "name", "names", "quals")
 
     def __init__(self, kind: str, name: str = "") -> None:
         self.kind = kind  # "module" | "class" | "function"
@@ -52,6 +52,7 @@ class Scope:
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         self.name = name
         self.is_tool = False  # class scopes: a tool class
+        self.artifact = False  # class scopes: response_format = "content_and_artifact"
         self.fn: FunctionInfo | None = None
 
 
@@ -598,6 +599,7 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
         fn.key = f"{class_scope.name}.{node.name}"
         ctx.functions.setdefault(fn.key, fn)
     if class_scope is not None and class_scope.is_tool and node.name in ctx.wanted_methods:
+        fn.artifact = class_scope.artifact
         ctx.tool_methods.append(fn)
     if ctx.function_rules and node.decorator_list:
         artifact = _tool_decorator_artifact(ctx, node)
@@ -706,6 +708,9 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
             scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
                 ctx.kind_of(stmt.value) if stmt.value is not None else None
             )
+        if scope.is_tool and _declares_content_and_artifact(stmt):
+            # a LangChain tool class returning (content, artifact): only the content reaches the model
+            scope.artifact = True
     if enclosing.kind == "function":
         enclosing.names[node.name] = CLASS if scope.is_tool else None
     ctx.scopes.append(scope)
@@ -713,6 +718,24 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
         ctx.body(node.body)
     finally:
         ctx.scopes.pop()
+
+
+_RESPONSE_FORMAT = "response_format"
+_CONTENT_AND_ARTIFACT = "content_and_artifact"
+
+
+def _declares_content_and_artifact(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return False
+    return (
+        any(isinstance(t, ast.Name) and t.id == _RESPONSE_FORMAT for t in targets)
+        and isinstance(value, ast.Constant)
+        and value.value == _CONTENT_AND_ARTIFACT
+    )
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -278,7 +278,7 @@ class Classifier:
         qual = ctx.qualified_name(func, fn)
         if qual is not None:
             last = qual.rsplit(".", 1)[-1]
-            if qual in _JSON_FUNCS or last == "ensure_json_str":
+            if qual in _JSON_FUNCS or last == "ensure_json_str" or _is_json_module_dumps(qual):
                 return JSON
             if qual == "orjson.dumps":
                 return "bytes (`orjson.dumps` without `.decode()`)"
@@ -292,6 +292,8 @@ class Classifier:
             if func.id == "ensure_json_str":
                 return JSON
             if func.id in _NOT_JSON_BUILTINS and not fn.shadows(func.id):
+                if func.id == "str" and len(node.args) == 1 and self.classify(node.args[0], fn, depth + 1) == JSON:
+                    return JSON  # str() of JSON text is that text
                 return _NOT_JSON_BUILTINS[func.id]
         return None
 
@@ -337,6 +339,13 @@ def _straight_line_value(fn: FunctionInfo, ret: ast.Return, value: ast.expr) -> 
     if not found or len(every) != len(bindings) or any(b is None or isinstance(b, ast.AugAssign) for b in bindings):
         return value
     return found[-1].value
+
+
+def _is_json_module_dumps(qual: str) -> bool:
+    """``dumps`` of a JSON module (``bson.json_util.dumps``, ``simplejson.dumps``): JSON text;
+    ``orjson.dumps`` gives bytes."""
+    module, _, name = qual.rpartition(".")
+    return name == "dumps" and "json" in module.rsplit(".", 1)[-1] and module != "orjson"
 
 
 def _bad_start(text: str) -> bool:
@@ -407,6 +416,24 @@ def _has_break(body: list[ast.stmt]) -> bool:
 
 
 VALID = [
+    snippet("""
+        from langchain_core.tools import BaseTool
+
+        class Search(BaseTool):
+            response_format: str = "content_and_artifact"
+
+            def _run(self, q):
+                results = search(q)
+                return self.clean(results), results
+    """),
+    snippet("""
+        from bson import json_util
+        from crewai.tools import BaseTool
+
+        class T(BaseTool):
+            def _run(self, q):
+                return str(json_util.dumps(list(q)))
+    """),
     snippet("""
         import json
         from crewai.tools import BaseTool
@@ -844,6 +871,15 @@ VALID = [
 ]
 
 INVALID = [
+    snippet("""
+        from langchain_core.tools import BaseTool
+
+        class Search(BaseTool):
+            response_format: str = "content_and_artifact"
+
+            def _run(self, q):
+                return f"Found {q}", {"raw": q}  # error: DG103
+    """),
     snippet("""
         from crewai.tools import BaseTool
 
