@@ -19,6 +19,12 @@ that finding there) or ``noflag`` (a decoy: the rule must stay silent). A findin
 that line of that file counts; anything else the checker reports is *unlabelled* and listed with
 ``--show-unlabelled`` (the whole-tree sample). Precision = TP / (TP + FP), recall = TP / (TP + FN).
 
+Getting the trees: the sdists are the ones ``benchmarks/lint_speed.py`` downloads (copied to
+``benchmarks/.data/crewai-tools-1.15.30`` and ``langchain-community-0.4.2``); a GitHub tree is
+``git clone https://github.com/<owner>/<name> && git -C <name> checkout <commit>`` into
+``benchmarks/.data/<dir>`` (``git archive <commit> | tar -x`` works too). A missing tree is
+skipped with a message.
+
 Usage (with the project's venv)::
 
     .venv/bin/python benchmarks/recall/evaluate.py                 # both configurations
