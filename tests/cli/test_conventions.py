@@ -160,7 +160,7 @@ def test_rule_all_and_json(project):
     done = run_cli("rule", "--all")
     assert done.returncode == 0
     titles = [line for line in done.stdout.splitlines() if line.startswith("# ") and "(DG" in line]
-    assert [t.rsplit("(", 1)[1].rstrip(")") for t in titles] == ["DG001", "DG002", "DG101", "DG102", "DG103"]
+    assert [t.rsplit("(", 1)[1].rstrip(")") for t in titles] == ["DG001", "DG002", "DG101", "DG102", "DG103", "DG104"]
     item = json.loads(run_cli("rule", "--output-format", "json", "DG103").stdout)
     assert (item["code"], item["name"]) == ("DG103", "tool-returns-non-json")
     assert item["explanation"].startswith("# tool-returns-non-json (DG103)")
@@ -170,7 +170,7 @@ def test_rule_all_and_json(project):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["DG999"], "dispatchguard: error: unknown rule code 'DG999' (known: DG001, DG002, DG101, DG102, DG103)"),
+        (["DG999"], "dispatchguard: error: unknown rule code 'DG999' (known: DG001, DG002, DG101, DG102, DG103, DG104)"),
         ([], "one of the arguments CODE --all is required"),
         (["DG101", "--all"], "not allowed with argument"),
     ],

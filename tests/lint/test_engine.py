@@ -146,7 +146,7 @@ def test_report_types() -> None:
     report = CheckReport([finding, dataclasses.replace(finding, suppressed=False)], 1)
     assert report.active == [report.findings[1]]
     assert finding.fix is None
-    assert set(RULES) == {"DG001", "DG002", "DG101", "DG102", "DG103"}
+    assert set(RULES) == {"DG001", "DG002", "DG101", "DG102", "DG103", "DG104"}
     for code, rule in RULES.items():
         assert (rule.CODE, bool(rule.NAME), bool(rule.SUMMARY)) == (code, True, True)
 

@@ -54,4 +54,8 @@ def test_rule_visits_something(code: str) -> None:
     rule = RULES[code]
     if code in ENGINE_RULES:  # the engine's own: unreadable files, unused noqa
         return
-    assert hasattr(rule, "check_call") or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))
+    assert (
+        hasattr(rule, "check_call")
+        or hasattr(rule, "check_tool_function")
+        or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))
+    )

@@ -50,8 +50,18 @@ DEFAULT_TOOL_DECORATORS = (
     "crewai.tool",
     "crewai_tools.tool",
 )
-DEFAULT_TOOL_PACKAGES = ("crewai_tools", "langchain_community.tools")
-DEFAULT_TOOL_MODULES = ("**/tools/**", "**/tools.py", "**/inbuilt_tools.py", "**/tool_registry.py")
+DEFAULT_TOOL_PACKAGES = ("crewai_tools", "langchain_community.tools", "langchain.tools")
+# Where tools are made: tool folders and modules, and the modules whose job is to build tools
+# (toolkits, registries, factories, loaders such as load_tools.py or my_tools.py).
+DEFAULT_TOOL_MODULES = (
+    "**/tools/**",
+    "**/*tools.py",
+    "**/*toolkit*.py",
+    "**/*toolkits/**",
+    "**/*tool_registry*.py",
+    "**/*tool_factory*.py",
+    "**/inbuilt_tools.py",
+)
 DEFAULT_DISPATCHERS = ("dispatch_tool", "adispatch_tool", "dispatch_tool_result", "execute_tool")
 DEFAULT_TEST_PATTERNS = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
 DEFAULT_SELECT = ("DG",)

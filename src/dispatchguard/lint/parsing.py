@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dispatchguard.lint.newer_syntax import parse_newer_syntax
+
 
 def file_stat(path: Path) -> list[int] | None:
     """(mtime_ns, size) of a file, or None when it cannot be stat'ed."""
@@ -44,6 +46,9 @@ def parse_bytes(data: bytes) -> tuple[ast.Module | None, list[Any] | None]:
     try:
         return ast.parse(data), None
     except SyntaxError as exc:
+        newer = parse_newer_syntax(data)  # PEP 695 under an older interpreter
+        if newer is not None:
+            return newer, None
         msg = exc.msg or "invalid syntax"
         kind = "cannot decode the file" if "unicode error" in msg or "codec" in msg else "syntax error"
         return None, [max(exc.lineno or 1, 1), max(exc.offset or 1, 1), f"{kind}: {msg}"]

@@ -11,6 +11,13 @@ name tool-related: every route to a tool names one. :meth:`Project.close_words` 
 the bytes of the files for tool words and loads only the *candidates* that name one, in rounds,
 until no new word appears. What the resolver is then told about the project is exactly what a full
 index would tell it, at the cost of parsing the candidates only.
+
+**Import roots.** A module is known by its package name (the ``__init__.py`` chain), its
+root-relative dotted path (also without a leading ``src``/``lib``: src layouts, namespace
+packages), and its path relative to every *script folder* above it: a folder holding a script
+(``main.py``, ``app.py``, ...), which Python puts on ``sys.path``, so that ``from tools.calc import
+X`` in ``src/app/main.py`` or ``src/app/crew.py`` finds ``src/app/tools/calc.py``. A primary name
+always wins over an alias. Aliases only add names: the word closure is unchanged.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ from dispatchguard.lint.resolve import ModuleInfo, Resolver
 IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
 _FEW_ANCHORS = 48
+#: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
+#: from it (``from tools.calculator import X`` in ``src/app/main.py``).
+SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", "manage.py", "__main__.py"})
 _DIGIT_BYTES = frozenset(b"0123456789")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGIT_BYTES
 
@@ -109,6 +119,11 @@ class Project:
             for rel in (f.relpath for f in self.files.values())
             if rel.endswith("/__init__.py") or rel == "__init__.py"
         )
+        self.script_dirs = frozenset(
+            rel.rpartition("/")[0]
+            for rel in (f.relpath for f in self.files.values())
+            if "/" in rel and rel.rpartition("/")[2] in SCRIPT_NAMES and not rel.startswith("/")
+        )
         self.module_names: dict[str, tuple[str, tuple[str, ...], bool]] = {}
         self.owners: dict[str, str] = {}  # module name -> key of the file that owns it
         aliased: dict[str, str] = {}
@@ -130,11 +145,29 @@ class Project:
             names = outside_module_name(file.path)
         else:
             names = module_names(file.relpath, self.package_dirs)
+            if self.script_dirs:
+                names = self._script_aliases(file.relpath, names)
         self.module_names[key] = names
         primary, aliases, _ = names
         self.owners.setdefault(primary, key)
         for alias in aliases:
             aliased.setdefault(alias, key)
+
+    def _script_aliases(
+        self, relpath: str, names: tuple[str, tuple[str, ...], bool]
+    ) -> tuple[str, tuple[str, ...], bool]:
+        """Add the names a file has relative to the script folders above it (nearest first)."""
+        primary, aliases, is_package = names
+        parts = relpath.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        dotted = parts[:-1] if is_package else [*parts[:-1], stem]
+        extra = list(aliases)
+        for depth in range(len(parts) - 1, 0, -1):
+            if "/".join(parts[:depth]) in self.script_dirs:
+                name = ".".join(dotted[depth:])
+                if name and name != primary and name not in extra:
+                    extra.append(name)
+        return primary, tuple(extra), is_package
 
     def register(self, file: SourceFile) -> None:
         """A file checked outside the project's file list (an editor's new buffer, stdin, an

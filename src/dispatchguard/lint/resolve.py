@@ -2,8 +2,10 @@
 
 A :class:`Resolver` answers ``kind(qualified_name)`` with one of :mod:`.kinds`: a tool class, a
 tool, a registry, a tool decorator, or None (anything else; unknown names are never tools:
-precision first). Imports and aliases are followed across modules, relative imports resolved,
-cycles cut.
+precision first). Names of the public tool libraries (crewai, crewai-tools, langchain,
+langchain-core, langchain-community) are looked up in the bundled table of
+:mod:`dispatchguard.lint.library` when the configuration does not name them. Imports and
+aliases are followed across modules, relative imports resolved, cycles cut.
 
 The resolver does not hold the whole project. It knows the project's module *names* (a table
 built from the file list, without reading a file) and asks a :class:`ModuleSource` for a module's
@@ -22,8 +24,11 @@ from typing import Any, Protocol
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
+from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
 
 _PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
+_LIBRARY_PREFIXES = ("crewai", "langchain")  # the top-level packages the bundled table covers
+_LIBRARY_KINDS = {TOOL_CLASS: CLASS, TOOL_DECORATOR: DECORATOR, NOT_A_TOOL: None}
 _TEXT_BASES = frozenset({"str", "bytes", "UserString"})
 _MAX_DEPTH = 60
 
@@ -131,10 +136,16 @@ class Resolver:
         return qual in self._decorators or qual.rsplit(".", 1)[-1] in self._bare_decorators
 
     def external_kind(self, qual: str) -> str | None:
+        """A name outside the project: a configured base or decorator, what the bundled table of
+        the tool libraries says of it, or (a name the table does not know) a capitalised name of a
+        configured tool package."""
         if self.is_tool_base(qual):
             return CLASS
         if self.is_tool_decorator(qual):
             return DECORATOR
+        known = library_kind(qual) if qual.startswith(_LIBRARY_PREFIXES) else None
+        if known is not None:
+            return _LIBRARY_KINDS[known]
         for package in self._packages:
             if qual.startswith(package + "."):
                 last = qual.rsplit(".", 1)[-1]

@@ -19,10 +19,14 @@ rules use nothing else of the project:
 - ``strict``: the configuration's strict mode;
 - ``module_function(qualified_name)`` and ``method(fn, name)``: the :class:`FunctionInfo` of a
   function of this module or a method of ``fn``'s class, for following calls;
+- ``module_text(name)`` and ``module_literal(name)``: the text or literal a module-level name is
+  bound to (``TEMPLATE = "Error: {}"``, ``SAMPLES = [...]``);
 - ``report(node, code, message)``.
 
-Which tool methods a rule wants (``TOOL_METHODS``) and which files it skips (``exempt``) are the
-rule's own business (:mod:`dispatchguard.lint.rules`).
+Which tool methods a rule wants (``TOOL_METHODS``), whether it checks tool functions
+(``check_tool_function``: functions decorated with a tool decorator, and the functions given to a
+tool class as ``func=``/``coroutine=`` or to ``from_function``) and which files it skips
+(``exempt``) are the rule's own business (:mod:`dispatchguard.lint.rules`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), 
 
 
 class Scope:
-    __slots__ = ("attrs", "fn", "is_tool", "kind", "name", "names", "quals")
+    __slots__ = ("artifact", "attrs", "fn", "is_tool", "kind", "name", "names", "quals")
 
     def __init__(self, kind: str, name: str = "") -> None:
         self.kind = kind  # "module" | "class" | "function"
@@ -48,6 +52,7 @@ class Scope:
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         self.name = name
         self.is_tool = False  # class scopes: a tool class
+        self.artifact = False  # class scopes: response_format = "content_and_artifact"
         self.fn: FunctionInfo | None = None
 
 
@@ -55,7 +60,7 @@ class FunctionInfo:
     """A function as the rules see it once the walk is over: its node, qualified name, returns,
     local assignments (name -> assigned values, in order) and whether it is a generator."""
 
-    __slots__ = ("assigns", "class_name", "is_generator", "key", "node", "qualname", "returns", "scopes")
+    __slots__ = ("artifact", "assigns", "class_name", "is_generator", "key", "node", "qualname", "returns", "scopes")
 
     def __init__(self, node: ast.AST, qualname: str, class_name: str | None) -> None:
         self.node = node
@@ -66,6 +71,9 @@ class FunctionInfo:
         self.scopes: list[Scope] = []
         self.is_generator = False
         self.key: str | None = None  # "name" or "Class.name" for functions callable by name
+        # a tool function declared with response_format="content_and_artifact": it returns
+        # (content, artifact) and only the content reaches the model
+        self.artifact = False
 
     def shadows(self, name: str) -> bool:
         """Whether ``name`` is bound locally (in this function or an enclosing one)."""
@@ -98,6 +106,12 @@ class Context:
         rules = list(rules)
         self.call_rules = [r.check_call for r in rules if hasattr(r, "check_call")]
         self.method_rules = [(r.TOOL_METHODS, r.check_tool_method) for r in rules if hasattr(r, "check_tool_method")]
+        self.function_rules = [r.check_tool_function for r in rules if hasattr(r, "check_tool_function")]
+        self.tool_functions: list[FunctionInfo] = []
+        self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
+        self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
+        self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
+        self.module_overrides: dict[str, str | None] = {}  # module-level names the walk knows better
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
         self.created: list[FunctionInfo] = []
@@ -114,10 +128,23 @@ class Context:
                 for methods, rule in self.method_rules:
                     if name in methods:
                         rule(self, fn)
+            if self.function_rules:
+                for fn in self._tool_functions():
+                    for function_rule in self.function_rules:
+                        function_rule(self, fn)
         finally:
             for fn in self.created:  # scope <-> function links: no cycles left for the GC
                 fn.scopes = []
         return self.findings
+
+    def _tool_functions(self) -> list[FunctionInfo]:
+        found = {id(fn): fn for fn in self.tool_functions}
+        for name, artifact in self.tool_function_refs:
+            fn = self.functions.get(name)
+            if fn is not None:
+                fn.artifact = fn.artifact or artifact
+                found.setdefault(id(fn), fn)
+        return list(found.values())
 
     def visit(self, node: ast.AST) -> None:
         handler = _DISPATCH.get(type(node), _generic)
@@ -185,13 +212,22 @@ class Context:
         return self.dispatcher_depth > 0
 
     def module_function(self, qual: str) -> FunctionInfo | None:
+        """A function of this module, or a method of one of its top-level classes (``Class.name``)."""
         prefix = f"{self.info.name}." if self.info.name else ""
-        if qual.startswith(prefix) and "." not in qual[len(prefix) :]:
+        if qual.startswith(prefix) and qual[len(prefix) :].count(".") <= 1:
             return self.functions.get(qual[len(prefix) :])
         return None
 
     def method(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
         return self.functions.get(f"{fn.class_name}.{name}") if fn.class_name is not None else None
+
+    def module_text(self, name: str) -> str | None:
+        return self.texts.get(name)
+
+    def module_literal(self, name: str) -> ast.expr | None:
+        """The literal (a str constant, a list, dict, set or tuple display) a module-level name is
+        bound to, when that is its only module-level binding so far."""
+        return self.literals.get(name)
 
     def qualified_name(self, node: ast.AST, fn: FunctionInfo | None = None) -> str | None:
         """The qualified name of a Name/Attribute chain, or None (locals, builtins, unknown)."""
@@ -214,6 +250,8 @@ class Context:
         for scope in reversed(self.scopes):
             if scope.kind == "function" and name in scope.names:
                 return scope.names[name]
+        if name in self.module_overrides:
+            return self.module_overrides[name]
         qual = self.resolver.local_qual(self.info, name)
         if qual is not None:
             return self.kind(qual)
@@ -247,6 +285,12 @@ class Context:
         return None
 
     def call_result_kind(self, node: ast.Call) -> str | None:
+        kind = self._call_result_kind(node)
+        if kind == TOOL and _options_only(node) and self.kind_of(node.func) == DECORATOR:
+            return DECORATOR  # tool("name", ...) and tool(**options) give a decorator, not a tool
+        return kind
+
+    def _call_result_kind(self, node: ast.Call) -> str | None:
         func = node.func
         qual = self.qualified_name(func)
         if qual is not None:
@@ -308,7 +352,45 @@ class Context:
 def _call(ctx: Context, node: ast.Call) -> None:
     for rule in ctx.call_rules:
         rule(ctx, node)
+    if ctx.function_rules:
+        _tool_function_refs(ctx, node)
     ctx.generic_visit(node)
+
+
+_FUNCTION_KEYWORDS = frozenset({"func", "coroutine"})
+
+
+def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
+    """Record the functions a call makes into tools: ``Tool(func=f)``, ``StructuredTool.from_function(f)``
+    and ``tool(f)`` (a tool decorator called on a function)."""
+    func = node.func
+    named = [kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS]
+    from_function = isinstance(func, ast.Attribute) and func.attr == "from_function"
+    if not named and not any(isinstance(arg, ast.Name) for arg in node.args[:2]):
+        return
+    if from_function:
+        if ctx.kind_of(func.value) != CLASS:  # type: ignore[attr-defined]
+            return
+        named.extend(node.args[:1])
+    else:
+        callee = ctx.callee_kind(node)
+        if callee == DECORATOR:
+            named.extend(node.args[:2])
+        elif callee != CLASS:
+            return
+    artifact = any(
+        kw.arg == "response_format" and isinstance(kw.value, ast.Constant) and kw.value.value == "content_and_artifact"
+        for kw in node.keywords
+    )
+    for value in named:
+        if isinstance(value, ast.Name):
+            ctx.tool_function_refs.append((value.id, artifact))
+
+
+def _options_only(node: ast.Call) -> bool:
+    """A call with no positional argument but a name: the options of a decorator factory."""
+    args = node.args
+    return not args or (len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str))
 
 
 def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
@@ -336,10 +418,34 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
 def _assign(ctx: Context, node: ast.Assign) -> None:
     ctx.visit(node.value)
     kind = ctx.kind_of(node.value)
+    if ctx.scopes[-1].kind == "module":
+        _module_binding(ctx, node, kind)
     for target in node.targets:
         if not isinstance(target, ast.Name):
             ctx.visit(target)
         _bind(ctx, target, kind, node.value)
+
+
+def _module_binding(ctx: Context, node: ast.Assign, kind: str | None) -> None:
+    value = node.value
+    for target in node.targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if kind == DECORATOR and isinstance(value, ast.Call):
+            ctx.module_overrides[target.id] = DECORATOR  # the summary only knows "a call of tool"
+        else:
+            ctx.module_overrides.pop(target.id, None)
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            ctx.texts[target.id] = value.value
+        else:
+            ctx.texts.pop(target.id, None)
+        if isinstance(value, _LITERALS) and target.id not in ctx.literals:
+            ctx.literals[target.id] = value
+        else:
+            ctx.literals[target.id] = None  # bound twice: unknown
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
 
 
 def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:
@@ -361,7 +467,8 @@ def _aug_assign(ctx: Context, node: ast.AugAssign) -> None:
     ctx.visit(node.value)
     if not isinstance(node.target, ast.Name):
         ctx.visit(node.target)
-    _bind(ctx, node.target, None, None)
+    # the statement stands for the new value (``x += y``: what x was, then y): the rules see it
+    _bind(ctx, node.target, None, node)
 
 
 def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
@@ -492,7 +599,13 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
         fn.key = f"{class_scope.name}.{node.name}"
         ctx.functions.setdefault(fn.key, fn)
     if class_scope is not None and class_scope.is_tool and node.name in ctx.wanted_methods:
+        fn.artifact = class_scope.artifact
         ctx.tool_methods.append(fn)
+    if ctx.function_rules and node.decorator_list:
+        artifact = _tool_decorator_artifact(ctx, node)
+        if artifact is not None:
+            fn.artifact = artifact
+            ctx.tool_functions.append(fn)
     _bind_params(ctx, scope, node.args)
     is_dispatcher = _is_dispatcher(ctx, qualname)
     ctx.scopes.append(scope)
@@ -503,6 +616,22 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
     finally:
         ctx.dispatcher_depth -= is_dispatcher
         ctx.scopes.pop()
+
+
+def _tool_decorator_artifact(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+    """None when no decorator is a tool decorator; else whether it declares
+    ``response_format="content_and_artifact"``."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        qual = ctx.qualified_name(target) or dotted(target)
+        if qual and (ctx.kind(qual) == DECORATOR or ctx.resolver.is_tool_decorator(qual)):
+            return isinstance(decorator, ast.Call) and any(
+                kw.arg == "response_format"
+                and isinstance(kw.value, ast.Constant)
+                and kw.value.value == "content_and_artifact"
+                for kw in decorator.keywords
+            )
+    return None
 
 
 def _is_tool_function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -572,15 +701,16 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
         prefix = f"{ctx.info.name}." if ctx.info.name else ""
         scope.is_tool = ctx.kind(prefix + node.name) == CLASS
     else:
-        scope.is_tool = any(
-            ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases
-        )
+        scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
     # class-level declarations are visible as self.<attr> in every method, whatever the order
     for stmt in node.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
                 ctx.kind_of(stmt.value) if stmt.value is not None else None
             )
+        if scope.is_tool and _declares_content_and_artifact(stmt):
+            # a LangChain tool class returning (content, artifact): only the content reaches the model
+            scope.artifact = True
     if enclosing.kind == "function":
         enclosing.names[node.name] = CLASS if scope.is_tool else None
     ctx.scopes.append(scope)
@@ -588,6 +718,24 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
         ctx.body(node.body)
     finally:
         ctx.scopes.pop()
+
+
+_RESPONSE_FORMAT = "response_format"
+_CONTENT_AND_ARTIFACT = "content_and_artifact"
+
+
+def _declares_content_and_artifact(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return False
+    return (
+        any(isinstance(t, ast.Name) and t.id == _RESPONSE_FORMAT for t in targets)
+        and isinstance(value, ast.Constant)
+        and value.value == _CONTENT_AND_ARTIFACT
+    )
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -10,8 +10,8 @@
 Rules reach the project only through the query API of :mod:`dispatchguard.lint.walker`.
 
 Numbering: DG0xx for the checker itself (reported by the engine, not the walk: DG001 unreadable
-file, DG002 unused ``# noqa``), DG1xx
-dispatch and JSON output rules; DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
+file, DG002 unused ``# noqa``), DG1xx dispatch and JSON output rules (DG103: run methods of tool
+classes, DG104: tool functions); DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
 """
 
 from __future__ import annotations
@@ -24,11 +24,19 @@ from dispatchguard.lint.rules import (
     dg101_direct_call,
     dg102_instantiation,
     dg103_json_return,
+    dg104_tool_function,
 )
 
 RULES: dict[str, ModuleType] = {
     module.CODE: module
-    for module in (dg001_parse_error, dg002_unused_noqa, dg101_direct_call, dg102_instantiation, dg103_json_return)
+    for module in (
+        dg001_parse_error,
+        dg002_unused_noqa,
+        dg101_direct_call,
+        dg102_instantiation,
+        dg103_json_return,
+        dg104_tool_function,
+    )
 }
 
 #: The engine's own rules, reported after the walk.

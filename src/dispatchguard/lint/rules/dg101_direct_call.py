@@ -53,6 +53,23 @@ def check_call(ctx: Context, node: ast.Call) -> None:
 
 VALID = [
     snippet("""
+        from langchain_core.tools import tool
+
+        documented = tool(parse_docstring=True)
+        named = tool("search")
+
+        def search(q: str) -> str:
+            \"\"\"Search.\"\"\"
+            return q
+
+        search_tool = documented(search)
+        other = named(search)
+
+        def build():
+            options = tool(return_direct=True)
+            return options(search)
+    """),
+    snippet("""
         import subprocess
         subprocess.run(['ls'], check=True)
     """),

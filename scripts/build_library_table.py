@@ -1,0 +1,188 @@
+"""Build ``src/dispatchguard/lint/library/tools.json``: which names of the public tool libraries
+are tool classes, tool decorators, or neither.
+
+The libraries are never imported: their sdists are downloaded from PyPI (``pip download --no-deps
+--no-binary :all:``, into a cache folder) and read with the checker's own indexer and resolver.
+A name is a tool class when it derives, through any chain of the libraries' own classes, from one
+of the checker's default tool bases; a tool decorator when it is a default tool decorator or an
+alias of one. Lazy exports (``__getattr__`` with a ``{"Name": "module.path"}`` table, as in
+``langchain_community.tools`` and the legacy ``langchain.tools``) are followed through those
+tables. Two passes share every library but ``langchain``: one with the legacy 0.3 line (old
+import paths), one with the current release; the table is their union.
+
+Usage::
+
+    .venv/bin/python scripts/build_library_table.py [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.discovery import SourceFile
+from dispatchguard.lint.kinds import CLASS, DECORATOR
+from dispatchguard.lint.project import Project
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "src" / "dispatchguard" / "lint" / "library" / "tools.json"
+SHARED = [
+    ("crewai", "1.15.30", "crewai"),
+    ("crewai-tools", "1.15.30", "crewai_tools"),
+    ("langchain-core", "1.8.2", "langchain_core"),
+    ("langchain-community", "0.4.2", "langchain_community"),
+]
+GUESSED = ("crewai_tools", "langchain_community.tools", "langchain.tools")
+LANGCHAIN = [("langchain", "0.3.30", "langchain"), ("langchain", "1.5.0", "langchain")]
+
+
+def download(cache: Path, name: str, version: str) -> Path:
+    target = cache / f"{name}-{version}"
+    if not target.is_dir():
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", tmp,
+                 f"{name}=={version}"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            (archive,) = Path(tmp).glob("*.tar.gz")
+            with tarfile.open(archive) as tar:
+                tar.extractall(target, filter="data")
+    return target
+
+
+def package_dir(tree: Path, import_name: str) -> Path:
+    inits = sorted(tree.rglob(f"{import_name}/__init__.py"), key=lambda p: len(p.parts))
+    if not inits:
+        raise SystemExit(f"no {import_name}/__init__.py in {tree}")
+    return inits[0].parent
+
+
+def lazy_exports(path: Path, module: str) -> dict[str, str]:
+    """The lazy exports of an ``__init__.py``: ``{"Name": "package.module"}`` tables, and the
+    ``__all__`` names a ``__getattr__`` forwards to another module (``from langchain_community
+    import tools`` ... ``getattr(tools, name)``)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except SyntaxError:
+        return {}
+    found: dict[str, str] = {}
+    exported: list[str] = []
+    forwarded: str | None = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node.value, (ast.List, ast.Tuple)):
+                exported = [
+                    e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                ]
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and inner.module and len(inner.names) == 1 and inner.level == 0:
+                    forwarded = f"{inner.module}.{inner.names[0].name}"
+    if forwarded is not None:
+        found.update(dict.fromkeys(exported, forwarded))
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, target in zip(value.keys, value.values, strict=True):
+            if (
+                isinstance(key, ast.Constant)
+                and isinstance(key.value, str)
+                and isinstance(target, ast.Constant)
+                and isinstance(target.value, str)
+            ):
+                where = target.value
+                if where.startswith("."):
+                    where = module + where if where != "." else module
+                found[key.value] = where
+    return found
+
+
+def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]]]:
+    config = dataclasses.replace(LintConfig(root=root), tool_packages=())
+    files = [SourceFile(p, p.relative_to(root).as_posix(), p.as_posix()) for p in sorted(root.rglob("*.py"))]
+    files = [f for f in files if "/tests/" not in f"/{f.relpath}"]
+    project = Project(config, files)
+    kind = project.resolver.kind
+    tools: dict[str, set[str]] = {}
+    decorators: dict[str, set[str]] = {}
+    others: dict[str, set[str]] = {}
+    lazy: dict[tuple[str, str], str] = {}
+    for file in files:
+        info = project.load(file.key)
+        if info is None:
+            continue
+        for name in {*info.defs, *info.imports}:
+            if name.startswith("_"):
+                continue
+            k = kind(f"{info.name}.{name}")
+            if k == CLASS:
+                tools.setdefault(info.name, set()).add(name)
+            elif k == DECORATOR:
+                decorators.setdefault(info.name, set()).add(name)
+            elif name[:1].isupper():
+                others.setdefault(info.name, set()).add(name)
+        if file.relpath.endswith("__init__.py"):
+            for name, where in lazy_exports(file.path, info.name).items():
+                lazy[(info.name, name)] = f"{where}.{name}"
+    for _ in range(4):  # lazy tables may point at other lazy tables
+        for (module, name), target in lazy.items():
+            target_module, _, target_name = target.rpartition(".")
+            if target_name in tools.get(target_module, ()):
+                tools.setdefault(module, set()).add(name)
+                others.get(module, set()).discard(name)
+            elif target_name in decorators.get(target_module, ()):
+                decorators.setdefault(module, set()).add(name)
+            elif name[:1].isupper() and name not in tools.get(module, ()):
+                others.setdefault(module, set()).add(name)
+    return tools, decorators, others
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dispatchguard-library")
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    tools: dict[str, set[str]] = {}
+    decorators: dict[str, set[str]] = {}
+    others: dict[str, set[str]] = {}
+    versions: dict[str, list[str]] = {}
+    for extra in LANGCHAIN:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for name, version, import_name in (*SHARED, extra):
+                tree = download(args.cache, name, version)
+                shutil.copytree(package_dir(tree, import_name), root / import_name)
+                versions.setdefault(name, [])
+                if version not in versions[name]:
+                    versions[name].append(version)
+            for table, found in zip((tools, decorators, others), classify(root), strict=True):
+                for module, names in found.items():
+                    table.setdefault(module, set()).update(names)
+    for module, names in tools.items():  # a tool in either langchain line is a tool
+        others.get(module, set()).difference_update(names)
+    data = {
+        "generated_by": "scripts/build_library_table.py",
+        "libraries": versions,
+        "tool_classes": {m: sorted(n) for m, n in sorted(tools.items())},
+        "tool_decorators": {m: sorted(n) for m, n in sorted(decorators.items())},
+        # only where the checker would otherwise guess (a capitalised name of a tool package)
+        "not_tools": {m: sorted(n) for m, n in sorted(others.items()) if n and m.startswith(GUESSED)},
+    }
+    OUT.write_text(json.dumps(data, indent=0, separators=(",", ":")) + "\n")
+    count = sum(len(n) for n in tools.values())
+    print(f"{OUT}: {count} tool class names in {len(tools)} modules; libraries {versions}")
+
+
+if __name__ == "__main__":
+    main()

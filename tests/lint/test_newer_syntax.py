@@ -1,0 +1,50 @@
+"""PEP 695 syntax (Python 3.12) is checked under an older interpreter, with the same lines and
+columns; a file that is not valid under any grammar keeps its DG001."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from dispatchguard.lint.newer_syntax import parse_newer_syntax
+from dispatchguard.lint.source import check_source
+
+SOURCE = (
+    "from crewai.tools import BaseTool\n"
+    "type Tools = list[BaseTool]\n"
+    "type Pair[T] = tuple[T, T]\n"
+    "class Search[T](BaseTool):\n"
+    "    def _run[U](self, q: U) -> str:\n"
+    "        return {'q': q}\n"
+    "def first[T](items: list[T]) -> T:\n"
+    "    return items[0]\n"
+    "x = Search(); y = 1; type Z = int\n"
+)
+
+
+def test_pep695_file_is_checked_with_its_findings_in_place() -> None:
+    found = [(f.line, f.col, f.code) for f in check_source(SOURCE, path="app.py")]
+    assert found == [(6, 16, "DG103"), (9, 5, "DG102")]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the interpreter parses PEP 695 itself")
+def test_rewrite_keeps_every_line_and_column() -> None:
+    tree = parse_newer_syntax(SOURCE.encode())
+    assert tree is not None
+    classes = [n for n in tree.body if n.__class__.__name__ == "ClassDef"]
+    assert (classes[0].lineno, classes[0].name) == (4, "Search")
+    assigns = [n for n in tree.body if n.__class__.__name__ == "Assign"]
+    assert [(a.lineno, a.value.col_offset) for a in assigns[:2]] == [(2, 13), (3, 15)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["def f(:\n    pass\n", "type = 1\ntype X\n", "x = [1, 2\n", "class C[T:\n    pass\n"],
+)
+def test_broken_files_stay_dg001(source: str) -> None:
+    assert [f.code for f in check_source("from crewai.tools import BaseTool\n" + source)] == ["DG001"]
+
+
+def test_type_as_a_name_is_untouched() -> None:
+    assert [f.code for f in check_source("type = 1\nprint(type)\n")] == []

@@ -1,0 +1,162 @@
+"""Recall on real project shapes: the bundled library table, import roots, tool-making modules,
+DG103/DG104 inference that needs a configuration or more than one module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import LintConfig, check_paths
+from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind, library_versions
+from dispatchguard.lint.source import check_source
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _codes(source: str, config: LintConfig | None = None, **kwargs: object) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in check_source(source, config, **kwargs) if not f.suppressed]  # type: ignore[arg-type]
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+# ------------------------------------------------------------------ the bundled table
+
+
+def test_table_records_versions_and_kinds() -> None:
+    versions = library_versions()
+    assert {"crewai", "crewai-tools", "langchain", "langchain-core", "langchain-community"} <= set(versions)
+    assert library_kind("crewai_tools.SerperDevTool") == TOOL_CLASS
+    assert library_kind("crewai_tools.RagTool") == TOOL_CLASS
+    assert library_kind("crewai_tools.MCPServerAdapter") == NOT_A_TOOL
+    assert library_kind("langchain.tools.base.BaseTool") == TOOL_CLASS
+    assert library_kind("langchain.agents.tools.InvalidTool") == TOOL_CLASS
+    assert library_kind("langchain.tools.DuckDuckGoSearchRun") == TOOL_CLASS  # legacy lazy export
+    assert library_kind("langchain_core.tools.tool") == TOOL_DECORATOR
+    assert library_kind("requests.Session") is None
+
+
+def test_table_is_valid_json_with_sorted_names() -> None:
+    data = json.loads((REPO / "src/dispatchguard/lint/library/tools.json").read_text())
+    assert data["generated_by"] == "scripts/build_library_table.py"
+    for section in ("tool_classes", "tool_decorators", "not_tools"):
+        assert all(names == sorted(names) for names in data[section].values())
+
+
+def test_library_tool_classes_and_non_tools() -> None:
+    source = (
+        "from crewai_tools import MCPServerAdapter, SerperDevTool\n"
+        "from langchain.tools import DuckDuckGoSearchRun, ToolException\n"
+        "adapter = MCPServerAdapter({})\n"
+        "search = SerperDevTool()\n"
+        "ddg = DuckDuckGoSearchRun()\n"
+        "raise ToolException('x')\n"
+    )
+    assert _codes(source, path="app.py") == [(4, "DG102"), (5, "DG102")]
+
+
+def test_subclass_of_a_library_intermediate_is_a_tool() -> None:
+    source = (
+        "from crewai_tools import RagTool\n"
+        "from langchain.tools.base import BaseTool\n"
+        "class Filings(RagTool):\n    pass\n"
+        "class Legacy(BaseTool):\n    def _run(self, q):\n        return 'Found: ' + q\n"
+        "Filings()\n"
+    )
+    assert _codes(source, path="app.py") == [(7, "DG103"), (8, "DG102")]
+
+
+# ------------------------------------------------------------------ import roots and tool modules
+
+
+def test_script_folder_imports_resolve(tmp_path: Path) -> None:
+    tool = (
+        "from crewai.tools import BaseTool\n\nclass Calculator(BaseTool):\n    def _run(self, x):\n        return x\n"
+    )
+    _write(tmp_path, "src/app/tools/calculator.py", tool)
+    _write(tmp_path, "src/app/__init__.py", "")
+    _write(tmp_path, "src/app/main.py", "print('run me')\n")
+    _write(tmp_path, "src/app/crew.py", "from tools.calculator import Calculator\n\nCalculator()\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("crew.py", 3, "DG102")]
+
+
+def test_a_folder_without_a_script_is_no_import_root(tmp_path: Path) -> None:
+    tool = "from crewai.tools import BaseTool\n\nclass Calculator(BaseTool):\n    pass\n"
+    _write(tmp_path, "lib2/tools/calculator.py", tool)
+    _write(tmp_path, "lib2/crew.py", "from tools.calculator import Calculator\n\nCalculator()\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert report.findings == []
+
+
+@pytest.mark.parametrize("module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py"])
+def test_tool_making_modules_are_tool_modules_by_default(module: str) -> None:
+    source = "from crewai_tools import SerperDevTool\n\ndef get_tools():\n    return [SerperDevTool()]\n"
+    assert _codes(source, path=module) == []
+    assert _codes(source, path="crew.py") == [(4, "DG102")]
+
+
+# ------------------------------------------------------------------ DG103 / DG104 inference
+
+
+def test_strict_mode_a_helper_that_only_raises_never_returns() -> None:
+    source = (
+        "import json\nfrom crewai.tools import BaseTool\n\n"
+        "class T(BaseTool):\n"
+        "    def _run(self, q):\n"
+        "        if not q:\n            return self._fail(q)\n"
+        "        return json.dumps(q)\n\n"
+        "    def _fail(self, q):\n        raise ValueError(q)\n"
+    )
+    assert _codes(source, LintConfig(strict=True)) == []
+
+
+def test_content_and_artifact_judges_the_content_only() -> None:
+    source = (
+        "import json\nfrom langchain_core.tools import tool\n\n"
+        "@tool(response_format='content_and_artifact')\n"
+        "def fetch(url: str):\n"
+        "    '''Fetch.'''\n"
+        "    page = download(url)\n"
+        "    if page is None:\n        return 'Not found', None\n"
+        "    return json.dumps({'title': page.title}), {'raw': page}\n"
+    )
+    assert _codes(source) == [(9, "DG104")]
+
+
+def test_dg104_skips_tests_and_plain_functions() -> None:
+    source = (
+        "from langchain_core.tools import tool\n\n"
+        "@tool\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b + 0.5\n"
+    )
+    assert _codes(source, path="tests/test_agent.py") == []
+    assert _codes(source, path="agent.py") == []  # a + b: numbers or text, unknown
+    assert _codes(source.replace("a + b + 0.5", "a / b"), path="agent.py") == [(6, "DG104")]
+
+
+def test_from_function_and_tool_class_func_targets() -> None:
+    source = (
+        "from langchain_core.tools import StructuredTool, Tool\n\n"
+        "def search(q):\n    return f'Results for {q}'\n\n"
+        "async def asearch(q):\n    return {'q': q}\n\n"
+        "def unused(q):\n    return f'not a tool {q}'\n\n"
+        "t1 = StructuredTool.from_function(search)\n"
+        "t2 = Tool(name='s', func=search, coroutine=asearch, description='d')\n"
+    )
+    found = _codes(source, path="tools.py")
+    assert found == [(4, "DG104"), (7, "DG104")]
+
+
+def test_decorator_with_options_is_no_tool() -> None:
+    source = (
+        "from langchain_core.tools import tool\n\n"
+        "partial_ = tool(parse_docstring=True)\n\n"
+        "def f(x: str) -> str:\n    '''F.'''\n    return x\n\n"
+        "wrapped = partial_(f)\n"
+    )
+    assert _codes(source, path="agent.py") == []
