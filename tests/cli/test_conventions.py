@@ -164,7 +164,7 @@ def test_rule_all_and_json(project):
     item = json.loads(run_cli("rule", "--output-format", "json", "DG103").stdout)
     assert (item["code"], item["name"]) == ("DG103", "tool-returns-non-json")
     assert item["explanation"].startswith("# tool-returns-non-json (DG103)")
-    assert len(json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)) == 5
+    assert len(json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)) == 6
 
 
 @pytest.mark.parametrize(
