@@ -170,7 +170,10 @@ def test_rule_all_and_json(project):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["DG999"], "dispatchguard: error: unknown rule code 'DG999' (known: DG001, DG002, DG101, DG102, DG103, DG104)"),
+        (
+            ["DG999"],
+            "dispatchguard: error: unknown rule code 'DG999' (known: DG001, DG002, DG101, DG102, DG103, DG104)",
+        ),
         ([], "one of the arguments CODE --all is required"),
         (["DG101", "--all"], "not allowed with argument"),
     ],

@@ -80,7 +80,15 @@ def test_config_change_uses_another_cache(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", [b"", b"{", b"\xff\xfe", b'{"version": 0, "files": {}}', b'{"version": 3, "files": {"x": 3}}', b'{"version": 3, "words": 7, "files": {}}']
+    "content",
+    [
+        b"",
+        b"{",
+        b"\xff\xfe",
+        b'{"version": 0, "files": {}}',
+        b'{"version": %d, "files": {"x": 3}}' % CACHE_VERSION,
+        b'{"version": %d, "words": 7, "files": {}}' % CACHE_VERSION,
+    ],
 )
 def test_corrupt_cache_is_ignored(project: Path, content: bytes) -> None:
     config = LintConfig(root=project)

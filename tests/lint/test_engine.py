@@ -57,7 +57,10 @@ def test_selection_and_per_file_ignores(tmp_path: Path) -> None:
     _write(tmp_path, "a.py", TOOL + "t.run()\n")
     _write(tmp_path, "legacy/b.py", TOOL + "t.run()\n")
     base = LintConfig(root=tmp_path)
-    codes = lambda config: sorted((Path(f.path).name, f.code) for f in check_paths([tmp_path], config).findings)
+
+    def codes(config: LintConfig) -> list[tuple[str, str]]:
+        return sorted((Path(f.path).name, f.code) for f in check_paths([tmp_path], config).findings)
+
     assert codes(base) == [("a.py", "DG101"), ("a.py", "DG102"), ("b.py", "DG101"), ("b.py", "DG102")]
     assert codes(dataclasses.replace(base, select=("DG102",))) == [("a.py", "DG102"), ("b.py", "DG102")]
     assert codes(dataclasses.replace(base, ignore=("DG1",))) == []
@@ -104,7 +107,9 @@ def test_exclude_and_explicit_files(tmp_path: Path) -> None:
 
 
 def test_strict_mode_flags_unknown_returns() -> None:
-    source = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return q.upper()\n"
+    source = (
+        "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return q.upper()\n"
+    )
     assert check_source(source) == []
     (finding,) = check_source(source, LintConfig(strict=True))
     assert finding.code == "DG103" and "strict" in finding.message

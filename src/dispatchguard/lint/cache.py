@@ -89,7 +89,9 @@ def _strings(value: Any) -> bool:
 
 
 def _summary_shape(summary: Any) -> bool:
-    return isinstance(summary, dict) and isinstance(summary.get("imports"), dict) and isinstance(summary.get("defs"), dict)
+    return (
+        isinstance(summary, dict) and isinstance(summary.get("imports"), dict) and isinstance(summary.get("defs"), dict)
+    )
 
 
 class ResultCache:
@@ -113,7 +115,9 @@ class ResultCache:
                 data = json.load(fh)
         except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return
-        if not (isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict)):
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return
+        if not isinstance(data.get("files"), dict):
             return
         words, joint = data.get("words"), data.get("joint")
         if _strings(words) and isinstance(joint, list) and all(_strings(parts) for parts in joint):
