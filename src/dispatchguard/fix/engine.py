@@ -1,23 +1,19 @@
-"""The fix engine: findings from the checking core in, rewritten files out.
+"""The fix engine: findings from the checking core in, edited files out.
 
 For each pass (at most :data:`MAX_PASSES`, like ruff): run :func:`dispatchguard.lint.check_paths`,
-then for every file with fixable findings parse it with libcst, locate the node each finding
-points at (``PositionProvider``), let the rule's fixer build a replacement, and
+then for every file with *fixable* findings (DG101, DG103; nothing else is read) let the rule's
+fixer turn each finding into text edits, using the project's tool facts
+(:class:`~dispatchguard.lint.tool_facts.ToolFacts`: registered names, the dispatcher's signature,
+pydantic models), and
 
-1. drop a fix whose file would not parse, or that would change code outside the node it targets
-   (every fix is also checked on its own, so one bad fix does not sink the others);
-2. add the runtime imports the applied fixes use, once, in the file's style
-   (``AddImportsVisitor`` merges into an existing ``from dispatchguard import ...``), and check
-   that the imports are the only other change;
-3. write the file atomically (temporary file in the same directory, ``os.replace``), keeping its
-   encoding, newline style and permission bits.
+1. keep the edits that do not overlap (a fix inside another is retried next pass);
+2. add the imports they need where the project's isort settings put them (:mod:`.imports`);
+3. keep the result only if it parses, and write it atomically (temporary file in the same
+   directory, ``os.replace``), keeping its encoding, newline style and permission bits.
 
-Passes repeat while they change something, so fixes inside fixed code converge; a second run
-of the command finds nothing to do (idempotence).
-
-This module holds the passes (:func:`apply_fixes`); one file's fixing is in :mod:`.rewrite`
-(with :mod:`.splice` and :mod:`.imports`), reading files in :mod:`.files`, and the report types
-in :mod:`.report`. Their public names stay importable from here.
+libcst parses only the calls a DG101 fix rewrites (to keep their comments); everything else is
+read with :mod:`ast`. Passes repeat while they change something; a second run of the command finds
+nothing to do (idempotence).
 """
 
 from __future__ import annotations
@@ -30,9 +26,9 @@ from typing import Any
 
 from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.files import read_source
-from dispatchguard.fix.names import ProjectNames, index_project
+from dispatchguard.fix.imports import IsortSettings
 from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, unified_diff
-from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_source
+from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_file
 
 __all__ = [
     "FIXERS",
@@ -42,7 +38,6 @@ __all__ = [
     "FixReport",
     "SkippedFix",
     "apply_fixes",
-    "fix_source",
 ]
 
 MAX_PASSES = 10
@@ -73,17 +68,13 @@ def apply_fixes(
     compute the unified diff). ``select``/``ignore`` restrict the codes fixed and reported, on top
     of the configuration. Returns what was applied, skipped and what remains."""
     from dispatchguard.lint import check_paths
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts
 
     report = FixReport()
     str_paths = [os.fspath(p) for p in paths]
-    root = Path(getattr(config, "root", Path.cwd()))
-    project: ProjectNames | None = None
-
-    def project_names() -> ProjectNames:
-        nonlocal project
-        if project is None:
-            project = index_project(root, (Path(p) for p in str_paths if p.endswith(".py")), config)
-        return project
+    root = Path(config.root)
+    settings = IsortSettings.from_pyproject(root)
 
     originals: dict[str, bytes] = {}
     current: dict[str, bytes] = {}  # latest text of every file a fix changed
@@ -102,6 +93,10 @@ def apply_fixes(
         for finding in active:
             by_file[finding.path].append(finding)
         changed_this_pass = False
+        # the facts are read afresh each pass: a fix may have changed the files they come from
+        facts = (
+            ToolFacts(config, project_files(str_paths, config)[0]) if any(f.code in FIXERS for f in active) else None
+        )
         for file_path, findings in sorted(by_file.items()):
             if not any(f.code in FIXERS for f in findings):
                 last_skipped[file_path] = [
@@ -120,8 +115,9 @@ def apply_fixes(
                 ]
                 continue
             originals.setdefault(file_path, src.data)
-            new_data, applied, skipped = fix_source(
-                src.data, findings, path=file_path, unsafe=unsafe, project_factory=project_names
+            assert facts is not None
+            new_data, applied, skipped = fix_file(
+                path.absolute().as_posix(), file_path, src.data, findings, facts, settings, unsafe=unsafe
             )
             last_skipped[file_path] = skipped
             if new_data == src.data:
@@ -147,7 +143,5 @@ def apply_fixes(
     report.skipped = [s for skips in last_skipped.values() for s in skips]
     report.changed_files = sorted(p for p, data in current.items() if data != originals.get(p))
     if diff:
-        report.diff = "".join(
-            unified_diff(p, originals[p], current[p]) for p in report.changed_files
-        )
+        report.diff = "".join(unified_diff(p, originals[p], current[p]) for p in report.changed_files)
     return report
