@@ -54,6 +54,7 @@ class FileContext:
         for line in self.lines:
             self.starts.append(self.starts[-1] + len(line))
         self._by_start: dict[tuple[int, int], list[Any]] | None = None
+        self._returns: dict[tuple[int, int], ast.Return] = {}
 
     def offset(self, line: int, char_col: int) -> int:
         """Character offset of a 1-based line and 0-based character column."""
@@ -77,12 +78,22 @@ class FileContext:
     def source(self, node: Any) -> str:
         return self.text[self.node_start(node) : self.node_end(node)]
 
-    def nodes_at(self, line: int, col: int, kind: type) -> list[Any]:
-        """Nodes of ``kind`` starting at a finding's 1-based (line, character column)."""
+    def _index(self) -> dict[tuple[int, int], list[Any]]:
         if self._by_start is None:
             self._by_start = {}
             for node in ast.walk(self.tree):
                 if hasattr(node, "col_offset"):
                     self._by_start.setdefault((node.lineno, node.col_offset), []).append(node)
-        found = self._by_start.get((line, self.byte_col(line, col - 1)), [])
+                if isinstance(node, ast.Return) and node.value is not None:
+                    self._returns[(node.value.lineno, node.value.col_offset)] = node
+        return self._by_start
+
+    def nodes_at(self, line: int, col: int, kind: type) -> list[Any]:
+        """Nodes of ``kind`` starting at a finding's 1-based (line, character column)."""
+        found = self._index().get((line, self.byte_col(line, col - 1)), [])
         return [node for node in found if isinstance(node, kind)]
+
+    def return_of_value_at(self, line: int, col: int) -> ast.Return | None:
+        """The ``return`` statement whose value starts at a finding's (line, character column)."""
+        self._index()
+        return self._returns.get((line, self.byte_col(line, col - 1)))

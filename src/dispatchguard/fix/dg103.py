@@ -57,19 +57,12 @@ def _method_name(ctx: FileContext, node: ast.AST) -> str | None:
 
 
 def fix(finding, ctx: FileContext) -> Fix | NoFix:
-    returns = ctx.nodes_at(finding.line, finding.col, ast.Return)
-    value_returns = []
-    for node in ast.walk(ctx.tree):
-        if (
-            isinstance(node, ast.Return)
-            and node.value is not None
-            and node.value in ctx.nodes_at(finding.line, finding.col, ast.expr)
-        ):
-            value_returns.append(node)
-    targets = value_returns or [r for r in returns if r.value is None]
-    if not targets:
-        return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
-    ret = targets[0]
+    ret = ctx.return_of_value_at(finding.line, finding.col)
+    if ret is None:
+        bare = [r for r in ctx.nodes_at(finding.line, finding.col, ast.Return) if r.value is None]
+        if not bare:
+            return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
+        ret = bare[0]
     wrapper, needed = _wrapper(ctx)
     method = _method_name(ctx, ret)
     if ret.value is None:

@@ -19,6 +19,7 @@ nothing to do (idempotence).
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,21 +69,48 @@ def apply_fixes(
     compute the unified diff). ``select``/``ignore`` restrict the codes fixed and reported, on top
     of the configuration. Returns what was applied, skipped and what remains."""
     from dispatchguard.lint import check_paths
-    from dispatchguard.lint.engine import project_files
-    from dispatchguard.lint.tool_facts import ToolFacts
 
     report = FixReport()
     str_paths = [os.fspath(p) for p in paths]
     root = Path(config.root)
     settings = IsortSettings.from_pyproject(root)
 
+    # Without the user's cache, the passes still share one of their own: a later pass re-checks
+    # only the files the fixes changed (and what depends on them).
+    scratch = None if use_cache else tempfile.TemporaryDirectory(prefix="dispatchguard-fix-")
+    run_cache_dir = scratch.name if scratch is not None else cache_dir
+
+    def check(check_paths_: Sequence[str]) -> Any:
+        return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir)
+
+    try:
+        return _passes(
+            report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
+        )
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _passes(
+    report: FixReport,
+    str_paths: list[str],
+    check: Any,
+    settings: IsortSettings,
+    config: Any,
+    *,
+    unsafe: bool,
+    diff: bool,
+    select: Sequence[str] | None,
+    ignore: Sequence[str] | None,
+) -> FixReport:
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts
+
     originals: dict[str, bytes] = {}
     current: dict[str, bytes] = {}  # latest text of every file a fix changed
     applied_keys: set[tuple[str, int, int, str]] = set()
     last_skipped: dict[str, list[SkippedFix]] = {}
-
-    def check(check_paths_: Sequence[str]) -> Any:
-        return check_paths(check_paths_, config, jobs=jobs, use_cache=use_cache, cache_dir=cache_dir)
 
     active: list[Any] = []
     for _ in range(1 if diff else MAX_PASSES):

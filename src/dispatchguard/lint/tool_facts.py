@@ -68,6 +68,7 @@ class ToolFacts:
         self.config = config
         self.project = Project(config, files)
         self.resolver = self.project.resolver
+        self._direct_calls: dict[str | None, bool] = {}
 
     # ------------------------------------------------------------------ modules
 
@@ -315,6 +316,12 @@ class ToolFacts:
     def calls_tool_methods(self, method: str | None = None) -> bool:
         """Whether a file of the project calls a tool method directly (``x.run(``, ``x._run(``,
         ``x.invoke(`` and their async twins, or ``x.<method>(``)."""
+        known = self._direct_calls.get(method)
+        if known is None:
+            known = self._direct_calls[method] = self._search_tool_method_calls(method)
+        return known
+
+    def _search_tool_method_calls(self, method: str | None) -> bool:
         names = sorted({*TOOL_METHODS, *([method] if method else [])})
         pattern = re.compile(rb"\.\s*(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\s*\(")
         for file in self.project.files.values():
