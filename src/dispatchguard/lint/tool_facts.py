@@ -315,7 +315,7 @@ class ToolFacts:
 
     def calls_tool_methods(self, method: str | None = None) -> bool:
         """Whether a file of the project calls a tool method directly (``x.run(``, ``x._run(``,
-        ``x.invoke(`` and their async twins, or ``x.<method>(``)."""
+        ``x.invoke(`` and their async twins, or ``x.<method>(``), other than on ``self``."""
         known = self._direct_calls.get(method)
         if known is None:
             known = self._direct_calls[method] = self._search_tool_method_calls(method)
@@ -323,7 +323,8 @@ class ToolFacts:
 
     def _search_tool_method_calls(self, method: str | None) -> bool:
         names = sorted({*TOOL_METHODS, *([method] if method else [])})
-        pattern = re.compile(rb"\.\s*(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\s*\(")
+        # a call on ``self`` is a tool's own plumbing (``run`` forwarding to ``_run``)
+        pattern = re.compile(rb"(?<!\bself)\.\s*(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\s*\(")
         for file in self.project.files.values():
             try:
                 if pattern.search(file.path.read_bytes()):
