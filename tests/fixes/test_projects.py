@@ -143,3 +143,41 @@ def test_notes_safe_fixes_wrap_in_ensure_json_str(tmp_path: Path):
     assert "return ensure_json_str(None)" in tools
     assert "from dispatchguard import TOOL_REGISTRY, ensure_json_str\n" in tools
     assert findings(project) == Counter()
+
+
+def test_without_a_project_dispatcher_dg101_uses_dispatchguards_with_the_registered_name(tmp_path: Path):
+    """notes registers its tools in dispatchguard's TOOL_REGISTRY and configures no dispatcher of
+    its own: the rewrite is dispatchguard's dispatch_tool, and the rewritten code runs."""
+    project = copy_project("notes", tmp_path)
+    (project / "notes" / "digest.py").write_text(
+        '"""Calls a tool directly."""\n\nfrom notes.tools import TagsTool\n\n\n'
+        "def tags_of(tool: TagsTool, text: str):\n    return tool.run(text=text)\n"
+    )
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", "--select", "DG101", ".")
+    assert "DG101 fixed" in proc.stdout, proc.stdout + proc.stderr
+    digest = (project / "notes" / "digest.py").read_text()
+    assert 'return dispatch_tool(ToolAction(name="tags", args={"text": text}))' in digest
+    assert "from dispatchguard import ToolAction, dispatch_tool\n\nfrom notes.tools import TagsTool\n" in digest
+    isort_clean(project)
+    ran = subprocess.run(
+        [sys.executable, "-c", "from notes.digest import tags_of; print(tags_of(None, 'a #b #c'))"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(ran.stdout) == ["b", "c"]
+
+
+def test_a_registry_the_dispatcher_does_not_read_gives_no_name(tmp_path: Path):
+    project = copy_project("shop", tmp_path)
+    (project / "shop" / "extra_registry.py").write_text(
+        "from shop.tools import CalculatorTool\n\nEXTRA = {'calc-2': CalculatorTool()}\n"
+    )
+    (project / "shop" / "report.py").write_text(
+        "from shop.tools import CalculatorTool\n\n\ndef add(tool: CalculatorTool) -> str:\n"
+        "    return tool._run(a=1, b=2)\n"
+    )
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", "--select", "DG101", "shop/report.py")
+    assert 'run_tool("calculator", {"a": 1, "b": 2})' in (project / "shop" / "report.py").read_text(), proc.stdout
+    assert "calc-2" not in (project / "shop" / "report.py").read_text()

@@ -26,7 +26,7 @@ import libcst as cst
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.index import dotted
-from dispatchguard.lint.tool_facts import Unknown
+from dispatchguard.lint.tool_facts import RUNTIME_REGISTRIES, Dispatcher, Unknown
 
 CODE = "DG101"
 
@@ -98,7 +98,8 @@ def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
     )
 
 
-def registered_name(ctx: FileContext, receiver: ast.expr, registries: frozenset[str]) -> str | NoFix:
+def registered_name(ctx: FileContext, receiver: ast.expr, dispatcher: Dispatcher) -> tuple[str, str] | NoFix:
+    """(registered name, canonical registry) of the tool ``receiver`` denotes."""
     facts = ctx.facts
     bound = facts.bound_value(ctx.tree, receiver)
     if isinstance(bound, (ast.Subscript, ast.Call)):
@@ -114,29 +115,49 @@ def registered_name(ctx: FileContext, receiver: ast.expr, registries: frozenset[
         and receiver.args
     ):
         lookup, key_node = receiver.func.value, receiver.args[0]
-    if key_node is not None:
+    if key_node is not None and not dispatcher.runtime:  # a ToolRegistry's get() gives a spec, not the tool
         name = dotted(lookup)
         qual = (
             facts.binding_qual(ctx.key, ctx.tree, lookup)
             if isinstance(lookup, ast.Name)
             else (facts.qualify(ctx.key, name) if name else None)
         )
-        if qual is None or not facts.is_registry(qual, registries):
+        if qual is None or not facts.reads(dispatcher, facts.canonical(qual)):
             return NoFix("the tool is looked up in a container the dispatcher does not read")
         if not (isinstance(key_node, ast.Constant) and isinstance(key_node.value, str)):
             return NoFix("the registry key is not a string literal")
-        return key_node.value
+        return key_node.value, facts.canonical(qual)
     class_qual = facts.value_class(ctx.key, ctx.tree, receiver)
     binding = facts.binding_qual(ctx.key, ctx.tree, receiver)
     if class_qual is None and binding is None:
         return NoFix("the tool's class or binding is not statically known, so neither is its registered name")
-    names = facts.registered_names(class_qual, binding, registries)
+    names = facts.registered_names(class_qual, binding, dispatcher)
     what = f"`{(class_qual or binding or '').rsplit('.', 1)[-1]}`"
     if not names:
+        if dispatcher.runtime:
+            return NoFix(
+                'no dispatcher of the project is configured (set `dispatchers = ["pkg.module.run_tool"]` to a '
+                f"function taking (name, args)), and {what} is not registered in a dispatchguard ToolRegistry "
+                '(`REGISTRY.register("name", Tool())`)'
+            )
         return NoFix(f"{what} is not registered under a literal key in a registry the dispatcher reads")
     if len(names) > 1:
         return NoFix(f"{what} is registered under several names ({', '.join(sorted(map(repr, names)))})")
-    return names.pop()
+    return next(iter(names.items()))
+
+
+def _reference(ctx: FileContext, module: str, name: str, aliases: tuple[str, ...] = ()) -> tuple[Import, ...] | NoFix:
+    """The import that makes ``name`` of ``module`` usable here (none when the file has it)."""
+    if ctx.facts.module_name(ctx.key) == module:
+        return ()
+    bound = ctx.facts.qualify(ctx.key, name)
+    if bound is not None:
+        if ctx.facts.canonical(bound) in {f"{m}.{name}" for m in (module, *aliases)}:
+            return ()
+        return NoFix(f"`{name}` already names something else in this module")
+    if ctx.facts.imports_module(module, ctx.facts.module_name(ctx.key)):
+        return NoFix(f"importing `{name}` from {module} here would be circular")
+    return (Import(module, name),)
 
 
 def fix(finding, ctx: FileContext) -> Fix | NoFix:
@@ -153,14 +174,16 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
     if isinstance(dispatcher, Unknown):
         return NoFix(dispatcher.reason)
     receiver, method = _split_call(call)
-    if (method in ASYNC_METHODS) != dispatcher.is_async:
+    is_async = method in ASYNC_METHODS
+    if not dispatcher.runtime and is_async != dispatcher.is_async:
         return NoFix(
-            f"the call is {'async' if method in ASYNC_METHODS else 'sync'} and the dispatcher "
+            f"the call is {'async' if is_async else 'sync'} and the dispatcher "
             f"`{dispatcher.function}` is {'async' if dispatcher.is_async else 'not'}"
         )
-    name = registered_name(ctx, receiver, dispatcher.registries)
-    if isinstance(name, NoFix):
-        return name
+    found = registered_name(ctx, receiver, dispatcher)
+    if isinstance(found, NoFix):
+        return found
+    name, registry = found
     try:
         parsed = cst.parse_expression(ctx.source(call))
     except cst.ParserSyntaxError:
@@ -169,21 +192,38 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
     args = _args_dict(parsed, method)
     if isinstance(args, NoFix):
         return args
-    imports: tuple[Import, ...] = ()
-    module = ctx.facts.module_name(ctx.key)
-    function = dispatcher.function
-    if module != dispatcher.module:
-        bound = ctx.facts.qualify(ctx.key, function)
-        if bound is not None and ctx.facts.canonical(bound) != f"{dispatcher.module}.{function}":
-            return NoFix(f"`{function}` already names something else in this module")
-        if bound is None:
-            if ctx.facts.imports_module(dispatcher.module, module):
-                return NoFix(f"importing `{function}` from {dispatcher.module} here would be circular")
-            imports = (Import(dispatcher.module, function),)
-    text = f"{function}({json.dumps(name)}, {cst.Module([]).code_for_node(args)})"
+    args_code = cst.Module([]).code_for_node(args)
+    if not dispatcher.runtime:
+        imports = _reference(ctx, dispatcher.module, dispatcher.function)
+        if isinstance(imports, NoFix):
+            return imports
+        text = f"{dispatcher.function}({json.dumps(name)}, {args_code})"
+        where = f"{dispatcher.module}.{dispatcher.function}"
+    else:
+        function = "adispatch_tool" if is_async else "dispatch_tool"
+        needed: list[Import] = []
+        for imported, home in (
+            (function, "dispatchguard.runtime.dispatcher"),
+            ("ToolAction", "dispatchguard.runtime.models"),
+        ):
+            found_import = _reference(ctx, "dispatchguard", imported, (home,))
+            if isinstance(found_import, NoFix):
+                return found_import
+            needed.extend(found_import)
+        registry_arg = ""
+        if registry not in RUNTIME_REGISTRIES:
+            registry_module, _, registry_name = registry.rpartition(".")
+            found_import = _reference(ctx, registry_module, registry_name)
+            if isinstance(found_import, NoFix):
+                return found_import
+            needed.extend(found_import)
+            registry_arg = f", registry={registry_name}"
+        imports = tuple(needed)
+        text = f"{function}(ToolAction(name={json.dumps(name)}, args={args_code}){registry_arg})"
+        where = f"dispatchguard's {function}" + (f" with {registry}" if registry_arg else "")
     return Fix(
         edits=(Edit(ctx.node_start(call), ctx.node_end(call), text),),
         safe=False,
-        description=f"{function}({json.dumps(name)}, {{...}}) through {dispatcher.module}.{function}",
+        description=f"{json.dumps(name)} through {where}",
         imports=imports,
     )

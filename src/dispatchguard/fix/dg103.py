@@ -46,7 +46,8 @@ def _wrapper(ctx: FileContext) -> tuple[str, Import]:
 
 
 def _only_dispatcher_calls(ctx: FileContext, method: str | None) -> bool:
-    return isinstance(ctx.facts.dispatcher, Unknown) and not ctx.facts.calls_tool_methods(method)
+    dispatcher = ctx.facts.dispatcher
+    return not isinstance(dispatcher, Unknown) and dispatcher.runtime and not ctx.facts.calls_tool_methods(method)
 
 
 def _method_name(ctx: FileContext, node: ast.AST) -> str | None:

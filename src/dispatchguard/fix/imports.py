@@ -128,44 +128,56 @@ def import_edits(
     block = _top_imports(ctx.tree)
     newline = "\r\n" if "\r\n" in ctx.text[:1000] else "\n"
     edits: list[Edit] = []
-    new_statements: list[tuple[int, tuple[Any, ...], str]] = []
-    merged: dict[int, list[str]] = {}
+    plain: list[str] = []
+    new_from: dict[str, list[str]] = {}
+    merged: dict[int, tuple[ast.ImportFrom, list[str]]] = {}
     for imp in needed:
         if imp.name is None:
-            if any(
-                isinstance(s, ast.Import) and any(a.name == imp.module and not a.asname for a in s.names)
-                for s in ast.walk(ctx.tree)
+            if (
+                not any(
+                    isinstance(s, ast.Import) and any(a.name == imp.module and not a.asname for a in s.names)
+                    for s in ast.walk(ctx.tree)
+                )
+                and imp.module not in plain
             ):
-                continue
-            stmt: ast.Import | ast.ImportFrom = ast.Import(names=[ast.alias(imp.module)])
-            text = f"import {imp.module}"
-        else:
-            existing = [
-                s for s in block
-                if isinstance(s, ast.ImportFrom) and s.level == 0 and s.module == imp.module
-                and not any(a.name == "*" for a in s.names)
-            ]  # fmt: skip
-            if any(a.name == imp.name and not a.asname for s in existing for a in s.names):
-                continue
-            if existing:
-                target = existing[0]
-                if "#" in ctx.source(target) or any(a.asname for a in target.names):
-                    return f"the import of {imp.module} has comments or aliases; add `{imp.name}` by hand"
-                names = merged.setdefault(id(target), [a.name for a in target.names])
-                names.append(imp.name)
-                names.sort(key=_member_key)
-                edits = [e for e in edits if e.start != ctx.node_start(target)]
-                edits.append(
-                    Edit(ctx.node_start(target), ctx.node_end(target),
-                         _from_text(imp.module, names, settings.line_length).replace("\n", newline))
-                )  # fmt: skip
-                continue
-            stmt = ast.ImportFrom(module=imp.module, names=[ast.alias(imp.name)], level=0)
-            text = _from_text(imp.module, [imp.name], settings.line_length)
-        section = section_of(imp.module, settings, project_modules)
-        new_statements.append((section, _statement_key(stmt, settings), text.replace("\n", newline)))
-    for section, key, text in new_statements:
-        edits.append(_placed(ctx, block, section, key, text, settings, project_modules, newline))
+                plain.append(imp.module)
+            continue
+        existing = [
+            s
+            for s in block
+            if isinstance(s, ast.ImportFrom)
+            and s.level == 0
+            and s.module == imp.module
+            and not any(a.name == "*" for a in s.names)
+        ]
+        if any(a.name == imp.name and not a.asname for s in existing for a in s.names):
+            continue
+        if existing:
+            target = existing[0]
+            if "#" in ctx.source(target) or any(a.asname for a in target.names):
+                return f"the import of {imp.module} has comments or aliases; add `{imp.name}` by hand"
+            merged.setdefault(id(target), (target, [a.name for a in target.names]))[1].append(imp.name)
+        elif imp.name not in new_from.setdefault(imp.module, []):
+            new_from[imp.module].append(imp.name)
+    for target, names in merged.values():
+        names.sort(key=_member_key)
+        text = _from_text(target.module or "", names, settings.line_length).replace("\n", newline)
+        edits.append(Edit(ctx.node_start(target), ctx.node_end(target), text))
+    statements: list[tuple[int, tuple[Any, ...], str]] = []
+    for module in plain:
+        stmt: ast.Import | ast.ImportFrom = ast.Import(names=[ast.alias(module)])
+        statements.append(
+            (section_of(module, settings, project_modules), _statement_key(stmt, settings), f"import {module}")
+        )
+    for module, names in new_from.items():
+        stmt = ast.ImportFrom(module=module, names=[ast.alias(n) for n in names], level=0)
+        text = _from_text(module, sorted(names, key=_member_key), settings.line_length).replace("\n", newline)
+        statements.append((section_of(module, settings, project_modules), _statement_key(stmt, settings), text))
+    by_section: dict[int, list[tuple[tuple[Any, ...], str]]] = {}
+    for section, key, text in sorted(statements):
+        by_section.setdefault(section, []).append((key, text))
+    for section, entries in sorted(by_section.items()):
+        edits.extend(_placed(ctx, block, section, entries, settings, project_modules, newline))
     return edits
 
 
@@ -173,37 +185,39 @@ def _placed(
     ctx: FileContext,
     block: list[ast.Import | ast.ImportFrom],
     section: int,
-    key: tuple[Any, ...],
-    text: str,
+    entries: list[tuple[tuple[Any, ...], str]],
     settings: IsortSettings,
     project_modules: Any,
     newline: str,
-) -> Edit:
+) -> list[Edit]:
+    """Edits inserting a section's new statements (sorted ``(key, text)``) where isort puts them."""
+
     def sec(stmt: ast.Import | ast.ImportFrom) -> int:
         module = stmt.names[0].name if isinstance(stmt, ast.Import) else "." * stmt.level + (stmt.module or "")
         return section_of(module, settings, project_modules)
 
+    joined = newline.join(text for _, text in entries)
     if not block:
         position = _after_docstring(ctx)
         following = ctx.tree.body[0] if ctx.tree.body and position == 0 else _next_statement(ctx)
         gap = 2 if isinstance(following, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else 1
         if following is None:
             gap = 0
-        return Edit(position, position, text + newline + newline * gap)
+        return [Edit(position, position, joined + newline + newline * gap)]
     same = [s for s in block if sec(s) == section]
     if same:
-        for stmt in same:
-            if _statement_key(stmt, settings) > key:
-                start = ctx.offset(stmt.lineno, 0)
-                return Edit(start, start, text + newline)
-        end = ctx.offset(same[-1].end_lineno + 1, 0)  # type: ignore[operator]
-        return Edit(end, end, text + newline)
+        edits = []
+        for key, text in entries:
+            later = [s for s in same if _statement_key(s, settings) > key]
+            at = ctx.offset(later[0].lineno, 0) if later else ctx.offset(same[-1].end_lineno + 1, 0)  # type: ignore[operator]
+            edits.append(Edit(at, at, text + newline))
+        return edits
     before = [s for s in block if sec(s) < section]
     if before:
         end = ctx.offset(before[-1].end_lineno + 1, 0)  # type: ignore[operator]
-        return Edit(end, end, newline + text + newline)
+        return [Edit(end, end, newline + joined + newline)]
     start = ctx.offset(block[0].lineno, 0)
-    return Edit(start, start, text + newline + newline)
+    return [Edit(start, start, joined + newline + newline)]
 
 
 def _after_docstring(ctx: FileContext) -> int:

@@ -4,7 +4,8 @@ A summary depends only on the file's content (so it is cached by content hash) a
 
 ``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``, plus ``"keys": {registry:
 [[key, descriptor], ...]}`` when the module registers values under literal string keys
-(``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``): the registered names the fixes use.
+(``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
+registered names the fixes use.
 
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
@@ -244,6 +245,7 @@ def _summarise_block(
                 _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             _summarise_mutation(stmt.value, imports, defs)
+            _registered_keys(stmt.value, keys)
         elif isinstance(stmt, ast.If):
             _summarise_block(stmt.body, imports, defs, keys)
             _summarise_block(stmt.orelse, imports, defs, keys)
@@ -255,6 +257,18 @@ def _summarise_block(
             _summarise_block(stmt.finalbody, imports, defs, keys)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             _summarise_block(stmt.body, imports, defs, keys)
+
+
+def _registered_keys(call: ast.Call, keys: dict[str, list[list[Any]]]) -> None:
+    """``REG.register("k", v)`` at top level (dispatchguard's ``ToolRegistry.register``)."""
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "register"
+        and isinstance(func.value, ast.Name)
+        and len(call.args) >= 2
+    ):
+        _record_keys(keys, func.value.id, [(call.args[0], call.args[1])])
 
 
 def _assigned_keys(target: ast.AST, value: ast.AST, keys: dict[str, list[list[Any]]]) -> None:

@@ -4,7 +4,8 @@ Built on :class:`~dispatchguard.lint.project.Project` and its resolver only (``a
 never the user's code):
 
 - :meth:`ToolFacts.dispatcher`: the configured dispatcher whose signature can be read
-  (``run_tool(name, args)``: a project function of two parameters);
+  (``run_tool(name, args)``: a project function of two parameters), else dispatchguard's own
+  ``dispatch_tool`` bound to the dispatchguard registry the project registers the tool into;
 - :meth:`ToolFacts.registered_names`: the keys a tool is registered under in the registries the
   dispatcher reads (``TOOLS = {"calculator": CalculatorTool()}``, ``TOOLS["calc"] = ...``);
 - :meth:`ToolFacts.value_class`: the class of the value an expression denotes (``self``, a call
@@ -46,12 +47,21 @@ TOOL_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 
 @dataclass(frozen=True)
 class Dispatcher:
-    """A configured dispatcher the fix can call: ``function(<name>, <args dict>)``."""
+    """The dispatcher a DG101 fix calls: a project function ``function(<name>, <args dict>)``, or
+    (``runtime``) dispatchguard's ``dispatch_tool(ToolAction(...), registry=...)`` when the project
+    has none configured."""
 
     module: str  # dotted module name
     function: str
     is_async: bool
     registries: frozenset[str]  # qualified names of the registries its module reads
+    runtime: bool = False
+
+
+#: dispatchguard's global registry (``dispatch_tool``'s default) and its registry class.
+RUNTIME_REGISTRIES = frozenset({"dispatchguard.TOOL_REGISTRY", "dispatchguard.runtime.registry.TOOL_REGISTRY"})
+RUNTIME_REGISTRY_CLASSES = frozenset({"dispatchguard.ToolRegistry", "dispatchguard.runtime.registry.ToolRegistry"})
+RUNTIME_DISPATCHER = Dispatcher("dispatchguard", "dispatch_tool", False, frozenset(), runtime=True)
 
 
 @dataclass(frozen=True)
@@ -244,18 +254,21 @@ class ToolFacts:
             return Dispatcher(module, function, isinstance(found, ast.AsyncFunctionDef), registries)
         if reasons:
             return Unknown("no usable dispatcher: " + "; ".join(reasons))
-        return Unknown(
-            'no dispatcher of the project is configured (set `dispatchers = ["pkg.module.run_tool"]` '
-            "to a function taking (name, args))"
-        )
+        return RUNTIME_DISPATCHER
+
+    def reads(self, dispatcher: Dispatcher, registry: str) -> bool:
+        """Whether ``dispatcher`` looks tools up in the registry ``registry`` (canonical name)."""
+        if not dispatcher.runtime:
+            return registry in dispatcher.registries
+        return registry in RUNTIME_REGISTRIES or self.instance_class(registry) in RUNTIME_REGISTRY_CLASSES
 
     def registered_names(
-        self, class_qual: str | None, binding_qual: str | None, registries: frozenset[str]
-    ) -> set[str]:
-        """The keys under which the registries ``registries`` hold the tool (an instance of
-        ``class_qual``, or the module-level binding ``binding_qual``)."""
+        self, class_qual: str | None, binding_qual: str | None, dispatcher: Dispatcher
+    ) -> dict[str, str]:
+        """The keys under which the registries ``dispatcher`` reads hold the tool (an instance of
+        ``class_qual``, or the module-level binding ``binding_qual``), with each key's registry."""
         words = {q.rsplit(".", 1)[-1].encode() for q in (class_qual, binding_qual) if q}
-        names: set[str] = set()
+        names: dict[str, str] = {}
         for key, file in self.project.files.items():
             try:
                 data = file.path.read_bytes()
@@ -264,12 +277,12 @@ class ToolFacts:
             if not any(word in data for word in words):
                 continue
             info = self.info(key)
-            summary_keys = self.project.known.get(key, (None, None))[0]
-            if info is None or not summary_keys or "keys" not in summary_keys:
+            summary = self.project.known.get(key, (None, None))[0]
+            if info is None or not summary or "keys" not in summary:
                 continue
-            for registry, entries in summary_keys["keys"].items():
-                qual = f"{info.name}.{registry}" if info.name else registry
-                if qual not in registries:
+            for registry, entries in summary["keys"].items():
+                qual = self.canonical(self.resolver.local_qual(info, registry) or registry)
+                if not self.reads(dispatcher, qual):
                     continue
                 for name, desc in entries:
                     entry_qual = self.resolver.local_qual(info, desc[1])
@@ -277,15 +290,12 @@ class ToolFacts:
                         continue
                     entry_qual = self.canonical(entry_qual)
                     if desc[0] == "call" and entry_qual == class_qual:
-                        names.add(name)
+                        names[name] = qual
                     elif desc[0] == "ref" and (
                         entry_qual == binding_qual or (class_qual and self.instance_class(entry_qual) == class_qual)
                     ):
-                        names.add(name)
+                        names[name] = qual
         return names
-
-    def is_registry(self, qual: str, registries: frozenset[str]) -> bool:
-        return self.canonical(qual) in registries
 
     def imports_module(self, importer: str, imported: str) -> bool:
         """Whether module ``importer`` imports ``imported`` at top level, directly or through
