@@ -240,3 +240,38 @@ def test_router_does_not_load_libcst_or_coverage():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_functions_own_import_does_not_serve_the_module(project, capsys):
+    """`import json` inside one function: the wrap in another function needs a module import."""
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = []\n')
+    source = TOOLS.replace(
+        '        return {"ratio": current / target}',
+        '        return {"ratio": current / target}\n\n    def dump(self, value) -> str:\n'
+        "        import json\n\n        return json.dumps(value)",
+    )
+    (project / "app" / "tools.py").write_text(source)
+    assert run(capsys, "--unsafe-fixes", "app/tools.py")[0] == 1
+    text = (project / "app" / "tools.py").read_text()
+    assert text.startswith("import json\n\nfrom crewai.tools import BaseTool\n")
+    assert 'return json.dumps({"ratio": current / target})' in text
+
+
+def test_json_bound_to_something_else_is_not_used(project, capsys):
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = []\n')
+    (project / "app" / "tools.py").write_text("import orjson as json\n" + TOOLS)
+    code, out, _ = run(capsys, "--unsafe-fixes", "app/tools.py")
+    assert code == 1 and "`json` names something else in this module" in out
+
+
+def test_the_fixed_functions_own_import_is_used(project, capsys):
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = []\n')
+    source = TOOLS.replace(
+        '        return {"ratio": current / target}',
+        '        import json\n\n        return {"ratio": current / target}',
+    )
+    (project / "app" / "tools.py").write_text(source)
+    assert run(capsys, "--unsafe-fixes", "app/tools.py")[0] == 1
+    text = (project / "app" / "tools.py").read_text()
+    assert text.startswith("from crewai.tools import BaseTool\n")  # no module-level import: it would be unused
+    assert 'return json.dumps({"ratio": current / target})' in text

@@ -57,6 +57,21 @@ def _method_name(ctx: FileContext, node: ast.AST) -> str | None:
     return None
 
 
+def _imported_in_function(ctx: FileContext, node: ast.AST, module: str) -> bool:
+    """Whether a function around ``node`` has its own ``import <module>`` (which then serves it,
+    and makes a module-level import unused)."""
+    for scope in ctx.facts.enclosing(ctx.tree, node):
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo: list[ast.AST] = list(scope.body)
+            while todo:
+                current = todo.pop()
+                if isinstance(current, ast.Import) and any(a.name == module and not a.asname for a in current.names):
+                    return True
+                if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                    todo.extend(ast.iter_child_nodes(current))
+    return False
+
+
 def fix(finding, ctx: FileContext) -> Fix | NoFix:
     ret = ctx.return_of_value_at(finding.line, finding.col)
     if ret is None:
@@ -65,6 +80,12 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
             return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
         ret = bare[0]
     wrapper, needed = _wrapper(ctx)
+    imports: tuple[Import, ...] = (needed,)
+    if needed.name is None and _imported_in_function(ctx, ret, needed.module):
+        imports = ()
+    taken = ctx.facts.qualify(ctx.key, wrapper.split(".")[0])
+    if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
+        return NoFix(f"`{wrapper.split('.')[0]}` names something else in this module")
     method = _method_name(ctx, ret)
     if ret.value is None:
         end = ctx.node_end(ret)
@@ -72,7 +93,7 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
             edits=(Edit(end, end, f" {wrapper}(None)"),),
             safe=wrapper == "ensure_json_str" and _only_dispatcher_calls(ctx, method),
             description=f"return {wrapper}(None) (a bare return is often a forgotten value)",
-            imports=(needed,),
+            imports=imports,
         )
     value = ret.value
     for kind, reason in _NO_FIX.items():
@@ -96,5 +117,5 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
         edits=(Edit(start, start, opening), Edit(end, end, closing)),
         safe=wrapper == "ensure_json_str" and _only_dispatcher_calls(ctx, method),
         description=f"wrap the returned value in {wrapper}(...)",
-        imports=(needed,),
+        imports=imports,
     )

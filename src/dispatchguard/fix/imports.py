@@ -136,7 +136,7 @@ def import_edits(
             if (
                 not any(
                     isinstance(s, ast.Import) and any(a.name == imp.module and not a.asname for a in s.names)
-                    for s in ast.walk(ctx.tree)
+                    for s in ctx.tree.body  # a function's own `import json` does not serve the others
                 )
                 and imp.module not in plain
             ):
