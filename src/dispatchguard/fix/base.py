@@ -53,8 +53,6 @@ class FileContext:
         self.starts = [0, 0]
         for line in self.lines:
             self.starts.append(self.starts[-1] + len(line))
-        self._by_start: dict[tuple[int, int], list[Any]] | None = None
-        self._returns: dict[tuple[int, int], ast.Return] = {}
 
     def offset(self, line: int, char_col: int) -> int:
         """Character offset of a 1-based line and 0-based character column."""
@@ -78,22 +76,34 @@ class FileContext:
     def source(self, node: Any) -> str:
         return self.text[self.node_start(node) : self.node_end(node)]
 
-    def _index(self) -> dict[tuple[int, int], list[Any]]:
-        if self._by_start is None:
-            self._by_start = {}
-            for node in ast.walk(self.tree):
-                if hasattr(node, "col_offset"):
-                    self._by_start.setdefault((node.lineno, node.col_offset), []).append(node)
-                if isinstance(node, ast.Return) and node.value is not None:
-                    self._returns[(node.value.lineno, node.value.col_offset)] = node
-        return self._by_start
+    def _path(self, line: int, col: int) -> tuple[list[Any], tuple[int, int]]:
+        """The nodes whose span holds a finding's 1-based (line, character column), outermost
+        first (a descent from the module, not a walk of the file), and the position in bytes."""
+        position = (line, self.byte_col(line, col - 1))
+        path: list[Any] = []
+        node: ast.AST = self.tree
+        while True:
+            for child in ast.iter_child_nodes(node):
+                if hasattr(child, "end_lineno") and (child.lineno, child.col_offset) <= position <= (
+                    child.end_lineno,
+                    child.end_col_offset,
+                ):
+                    path.append(child)
+                    node = child
+                    break
+            else:
+                return path, position
 
     def nodes_at(self, line: int, col: int, kind: type) -> list[Any]:
         """Nodes of ``kind`` starting at a finding's 1-based (line, character column)."""
-        found = self._index().get((line, self.byte_col(line, col - 1)), [])
-        return [node for node in found if isinstance(node, kind)]
+        path, position = self._path(line, col)
+        return [n for n in path if isinstance(n, kind) and (n.lineno, n.col_offset) == position]
 
     def return_of_value_at(self, line: int, col: int) -> ast.Return | None:
         """The ``return`` statement whose value starts at a finding's (line, character column)."""
-        self._index()
-        return self._returns.get((line, self.byte_col(line, col - 1)))
+        path, position = self._path(line, col)
+        for node in path:
+            if isinstance(node, ast.Return) and node.value is not None:
+                if (node.value.lineno, node.value.col_offset) == position:
+                    return node
+        return None

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import ast
 import json
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.tool_facts import RUNTIME_REGISTRIES, Dispatcher, Unknown
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 CODE = "DG101"
 
@@ -49,6 +51,8 @@ def _split_call(call: ast.Call) -> tuple[ast.expr, str]:
 
 
 def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
+    import libcst as cst  # only when a call is rewritten: most runs fix DG103 alone
+
     args = list(call.args)
     if any(arg.star == "**" for arg in args):
         return NoFix("**kwargs cannot be mapped to tool arguments safely; write the dispatcher call by hand")
@@ -184,6 +188,8 @@ def fix(finding, ctx: FileContext) -> Fix | NoFix:
     if isinstance(found, NoFix):
         return found
     name, registry = found
+    import libcst as cst
+
     try:
         parsed = cst.parse_expression(ctx.source(call))
     except cst.ParserSyntaxError:

@@ -60,6 +60,8 @@ def _method_name(ctx: FileContext, node: ast.AST) -> str | None:
 def _imported_in_function(ctx: FileContext, node: ast.AST, module: str) -> bool:
     """Whether a function around ``node`` has its own ``import <module>`` (which then serves it,
     and makes a module-level import unused)."""
+    if f"import {module}" not in ctx.text:
+        return False
     for scope in ctx.facts.enclosing(ctx.tree, node):
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             todo: list[ast.AST] = list(scope.body)
