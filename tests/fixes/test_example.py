@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -24,8 +25,13 @@ def example(tmp_path: Path, monkeypatch) -> Path:
     return copy
 
 
-def run(**kwargs):
-    return apply_fixes(["."], load_config(["."]), use_cache=False, **kwargs)
+def run(dispatcher: bool = True, **kwargs):
+    """With ``dispatcher``, the project's own ``newsroom.dispatcher.dispatch_tool(name, args)`` is
+    configured (the example's pyproject does not name it)."""
+    config = load_config(["."])
+    if dispatcher:
+        config = dataclasses.replace(config, dispatchers=("newsroom.dispatcher.dispatch_tool",))
+    return apply_fixes(["."], config, use_cache=False, **kwargs)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -56,6 +62,23 @@ def test_unsafe_fixes_leave_only_what_has_no_fix(example):
     again = run(unsafe=True)
     assert again.applied == [] and again.changed_files == []
     assert snapshot(example) == before
+
+
+def test_dg101_rewrites_go_through_the_projects_dispatcher(example):
+    report = run(unsafe=True, select=["DG101"])
+    assert report.applied
+    fixed = [p for p in report.changed_files if "agents" in p]
+    assert fixed
+    for path in fixed:
+        text = (example / path).read_text()
+        assert "dispatch_tool(" in text and "ToolAction" not in text
+        assert "from newsroom.dispatcher import dispatch_tool" in text
+
+
+def test_without_a_configured_dispatcher_dg101_has_no_fix(example):
+    report = run(dispatcher=False, unsafe=True, select=["DG101"])
+    assert report.applied == [] and report.remaining
+    assert any("no dispatcher of the project is configured" in s.reason for s in report.skipped if s.code == "DG101")
 
 
 def test_diff_on_the_example_writes_nothing(example):

@@ -1,5 +1,6 @@
 """Golden tests: each ``golden/<case>.py`` is fixed in a throw-away project and compared byte for
-byte with ``golden/<case>.expected.py``. Every DG101/DG103 fix is unsafe, so the cases run with
+byte with ``golden/<case>.expected.py``. The DG101 cases' projects configure a dispatcher
+(:data:`PROJECTS`). Every fix in these projects is unsafe, so the cases run with
 ``--unsafe-fixes``; without it nothing changes.
 
 Regenerate the expected files after a deliberate change with ``DG_UPDATE_GOLDEN=1`` (then review
@@ -22,15 +23,40 @@ from dispatchguard.lint import load_config
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p for p in GOLDEN.glob("*.py") if not p.name.endswith(".expected.py"))
 PYPROJECT = """\
+[project]
+name = "app"
+dependencies = ["dispatchguard"]
+
 [tool.dispatchguard]
 tool-modules = ["tools/**"]
 """
+#: Per case: the configured dispatchers and the other files of its project.
+PROJECTS: dict[str, tuple[list[str], dict[str, str]]] = {
+    "dg101_agent": (["app.dg101_agent.run_tool"], {}),
+    "dg101_homegrown_crlf": (
+        ["desk.dispatcher.dispatch_tool"],
+        {
+            "desk/__init__.py": "",
+            "desk/dispatcher.py": (
+                "from app.dg101_homegrown_crlf import KpiTool\n\n"
+                'REGISTRY = {"kpi": KpiTool()}\n\n\n'
+                "def dispatch_tool(name: str, args: dict) -> str:\n"
+                "    return REGISTRY[name].run(**args)\n"
+            ),
+        },
+    ),
+}
 
 
 def make_project(tmp_path: Path, case: Path) -> Path:
     project = tmp_path / "project"
     (project / "app").mkdir(parents=True)
-    (project / "pyproject.toml").write_text(PYPROJECT)
+    (project / "app" / "__init__.py").write_text("")
+    dispatchers, files = PROJECTS.get(case.stem, ([], {}))
+    (project / "pyproject.toml").write_text(PYPROJECT + f"dispatchers = {dispatchers!r}\n".replace("'", '"'))
+    for relpath, text in files.items():
+        (project / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (project / relpath).write_text(text)
     target = project / "app" / case.name
     shutil.copyfile(case, target)
     return target
@@ -80,8 +106,16 @@ def test_golden_diff_writes_nothing(case: Path, tmp_path: Path):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
-def test_golden_without_unsafe_fixes_changes_nothing(case: Path, tmp_path: Path):
+def test_golden_without_unsafe_fixes(case: Path, tmp_path: Path):
+    """DG101 fixes are never safe. The DG103 cases' projects have no dispatcher of their own and
+    call no tool method directly: their ensure_json_str wraps are safe, the rest is not."""
     target = make_project(tmp_path, case)
     report = fix(target)
-    assert target.read_bytes() == case.read_bytes()
-    assert report.applied == [] and report.unsafe_available > 0 and report.exit_code == 1
+    assert report.exit_code == 1
+    if case.stem.startswith("dg101"):
+        assert target.read_bytes() == case.read_bytes() and report.applied == []
+        assert report.unsafe_available > 0
+    else:
+        assert report.applied and all(a.safe for a in report.applied)
+        assert all("ensure_json_str" in a.description for a in report.applied)
+        ast.parse(target.read_bytes())

@@ -45,7 +45,7 @@ def test_hook_definitions():
     # pre-commit names every staged file: exclude and .gitignore must still apply
     assert by_id["dispatchguard"]["entry"] == "dispatchguard check --force-exclude"
     assert by_id["dispatchguard-fix"]["entry"] == "dispatchguard fix --force-exclude"
-    assert by_id["dispatchguard-fix"]["args"] == ["--unsafe-fixes"]  # every fix is unsafe; changes are reviewed
+    assert "args" not in by_id["dispatchguard-fix"]  # safe fixes only, as the docs promise
     coverage = by_id["dispatchguard-coverage"]
     assert coverage["entry"] == "dispatchguard coverage"
     assert coverage["stages"] == ["pre-push"]
@@ -65,3 +65,14 @@ def test_docs_page_lists_every_hook_id():
     page = (ROOT / "docs" / "pre-commit.md").read_text()
     for hook in hooks():
         assert f"`{hook['id']}`" in page or f"id: {hook['id']}" in page
+
+
+def test_docs_rev_is_the_release_tag_of_this_version():
+    """The `rev:` in the docs and the sample config is `v<version>`, the tag the release gets."""
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+    for path in (SAMPLE, ROOT / "docs" / "pre-commit.md", ROOT / "docs" / "coverage-gate.md"):
+        revs = set(re.findall(r"rev: ([\w.]+)", path.read_text()))
+        assert revs == {f"v{version}"}, path
+    from dispatchguard import __version__
+
+    assert __version__ == version

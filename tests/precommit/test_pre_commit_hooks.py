@@ -54,12 +54,13 @@ def test_check_hook_on_one_staged_file_uses_the_whole_project(hook_repo, example
     assert "newsroom/crew.py" not in text and "newsroom/tools/" not in text
 
 
-def test_fix_hook_rewrites_then_passes(hook_repo, example_repo, pre_commit):
-    """The fixed twin with two safely fixable DG103 violations put back."""
+def test_fix_hook_applies_safe_fixes_then_passes(hook_repo, example_repo, pre_commit):
+    """The fixed twin with a safely fixable DG103 put back (the project dispatches through
+    dispatchguard and calls no tool method directly) and an unsafe one (model_dump_json)."""
     repo = example_repo("fixed")
     metrics = repo / "newsroom" / "tools" / "metrics.py"
     text = metrics.read_text()
-    broken = text.replace("return metric.model_dump_json()", "return metric.model_dump()").replace(
+    broken = text.replace(
         "return ensure_json_str(kpi)", 'return {"kpi": kpi.name, "status": kpi.status}  # the summary'
     )
     assert broken != text
@@ -73,7 +74,6 @@ def test_fix_hook_rewrites_then_passes(hook_repo, example_repo, pre_commit):
     assert proc.returncode == 1, output(proc)
     assert "files were modified by this hook" in output(proc)
     fixed = metrics.read_text()
-    assert "return metric.model_dump_json()" in fixed
     assert 'return ensure_json_str({"kpi": kpi.name, "status": kpi.status})  # the summary' in fixed
 
     git(repo, "add", "-A")
@@ -81,6 +81,21 @@ def test_fix_hook_rewrites_then_passes(hook_repo, example_repo, pre_commit):
     assert proc.returncode == 0, output(proc)
     proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
     assert proc.returncode == 0, output(proc)
+
+
+def test_fix_hook_leaves_unsafe_fixes_for_review(hook_repo, example_repo, pre_commit):
+    repo = example_repo("fixed")
+    metrics = repo / "newsroom" / "tools" / "metrics.py"
+    text = metrics.read_text()
+    broken = text.replace("return metric.model_dump_json()", "return metric.model_dump()")
+    assert broken != text
+    metrics.write_text(broken)
+    git(repo, "add", "-A")
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    assert "files were modified by this hook" not in output(proc)
+    assert "unsafe fix available (model_dump() -> model_dump_json()" in output(proc)
+    assert metrics.read_text() == broken
 
 
 def test_coverage_hook_on_pre_push(hook_repo, tmp_path, pre_commit):

@@ -1,4 +1,4 @@
-"""libcst autofixes for the DG rules (used by ``dispatchguard fix`` and ``check --fix`` only;
+"""Autofixes for the DG rules (used by ``dispatchguard fix`` and ``check --fix`` only;
 the checker and the flake8 plugin never import this package).
 
 One module per fixable rule (:mod:`.dg101`, :mod:`.dg103`), each documenting its fix safety;
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AppliedFix", "FixReport", "SkippedFix", "apply_fixes", "fix_source"]
+__all__ = ["AppliedFix", "FixReport", "SkippedFix", "apply_fixes"]
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: importing the package does not load libcst
+def __getattr__(name: str) -> Any:  # PEP 562: importing the package loads neither libcst nor the lint index
     if name in __all__:
         from dispatchguard.fix import engine
 

@@ -1,32 +1,37 @@
-"""What a rule's fixer receives and returns."""
+"""What a rule's fixer receives and returns: text edits on one file, never a whole-file rewrite."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import ast
+from dataclasses import dataclass
 from typing import Any
 
-import libcst as cst
+from dispatchguard.lint.tool_facts import ToolFacts
 
-#: Where each runtime name the fixes need is imported from.
-RUNTIME_IMPORTS = {
-    "ensure_json_str": "dispatchguard",
-    "ToolAction": "dispatchguard",
-    "dispatch_tool": "dispatchguard",
-    "adispatch_tool": "dispatchguard",
-}
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the characters ``[start, end)`` of the file's text by ``text``."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Import:
+    """An import a fix needs: ``from module import name``, or ``import module`` when name is None."""
+
+    module: str
+    name: str | None = None
 
 
 @dataclass(frozen=True)
 class Fix:
-    """Replace ``target`` by ``replacement``; ``names`` are the runtime names the replacement uses
-    (keys of :data:`RUNTIME_IMPORTS`), which the engine imports once per file."""
-
-    target: cst.CSTNode
-    replacement: cst.CSTNode
+    edits: tuple[Edit, ...]
     safe: bool
     description: str
-    names: tuple[str, ...] = ()
+    imports: tuple[Import, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,17 +41,69 @@ class NoFix:
     reason: str
 
 
-@dataclass
 class FileContext:
-    """One parsed file, handed to the fixers."""
+    """One file to fix: its text, its ``ast`` tree, and the project's tool facts."""
 
-    path: str
-    module: cst.Module
-    positions: Mapping[cst.CSTNode, Any]  # PositionProvider results
-    parents: Mapping[cst.CSTNode, cst.CSTNode]  # ParentNodeProvider results
-    project: Any = None  # fix.names.ProjectNames, built lazily by the engine
-    refs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    def __init__(self, key: str, text: str, tree: ast.Module, facts: ToolFacts) -> None:
+        self.key = key
+        self.text = text
+        self.tree = tree
+        self.facts = facts
+        self.lines = text.splitlines(keepends=True)
+        self.starts = [0, 0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
 
-    def ref(self, name: str) -> cst.BaseExpression:
-        """The expression that refers to runtime ``name`` in this file (see engine.ImportPlan)."""
-        return self.refs[name]
+    def offset(self, line: int, char_col: int) -> int:
+        """Character offset of a 1-based line and 0-based character column."""
+        return self.starts[line] + char_col
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        """``ast`` columns count UTF-8 bytes; edits count characters."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def byte_col(self, line: int, char_col: int) -> int:
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text[:char_col].encode("utf-8"))
+
+    def node_start(self, node: Any) -> int:
+        return self.offset(node.lineno, self.char_col(node.lineno, node.col_offset))
+
+    def node_end(self, node: Any) -> int:
+        return self.offset(node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset))
+
+    def source(self, node: Any) -> str:
+        return self.text[self.node_start(node) : self.node_end(node)]
+
+    def _path(self, line: int, col: int) -> tuple[list[Any], tuple[int, int]]:
+        """The nodes whose span holds a finding's 1-based (line, character column), outermost
+        first (a descent from the module, not a walk of the file), and the position in bytes."""
+        position = (line, self.byte_col(line, col - 1))
+        path: list[Any] = []
+        node: ast.AST = self.tree
+        while True:
+            for child in ast.iter_child_nodes(node):
+                if hasattr(child, "end_lineno") and (child.lineno, child.col_offset) <= position <= (
+                    child.end_lineno,
+                    child.end_col_offset,
+                ):
+                    path.append(child)
+                    node = child
+                    break
+            else:
+                return path, position
+
+    def nodes_at(self, line: int, col: int, kind: type) -> list[Any]:
+        """Nodes of ``kind`` starting at a finding's 1-based (line, character column)."""
+        path, position = self._path(line, col)
+        return [n for n in path if isinstance(n, kind) and (n.lineno, n.col_offset) == position]
+
+    def return_of_value_at(self, line: int, col: int) -> ast.Return | None:
+        """The ``return`` statement whose value starts at a finding's (line, character column)."""
+        path, position = self._path(line, col)
+        for node in path:
+            if isinstance(node, ast.Return) and node.value is not None:
+                if (node.value.lineno, node.value.col_offset) == position:
+                    return node
+        return None

@@ -1,268 +1,69 @@
-"""DG101 fix: route a direct tool call through the dispatcher.
+"""DG101 fix: route a direct tool call through the project's own dispatcher.
 
-``tool.run(a=1, b=x)`` (and ``_run``, ``tool(...)``, ``invoke({...})``) becomes
-``dispatch_tool(ToolAction(name="<registered name>", args={"a": 1, "b": x}))``; ``arun``,
-``_arun`` and ``ainvoke`` use ``adispatch_tool`` (so ``await tool.arun(...)`` stays awaitable).
-Comments and line breaks inside the call are kept in the ``args`` dict. The runtime names are
-imported once, in the file's style.
+``calc.run(a=1, b=x)`` (and ``_run``, ``tool(...)``, ``invoke({...})``) becomes
+``run_tool("calculator", {"a": 1, "b": x})``: the configured dispatcher whose signature the index
+can read (a project function ``f(name, args)``, see :class:`~dispatchguard.lint.tool_facts.ToolFacts`)
+and the key the tool is registered under in a registry that dispatcher's module reads. Comments
+and line breaks inside the call are kept in the ``args`` dict (libcst parses the call alone).
 
-The registered name must be statically known (see :mod:`dispatchguard.fix.names`): a registry
-lookup with a literal key, the key a tool class is registered under, or the class's literal
-``name`` attribute. Otherwise, and for arguments that cannot be mapped to parameter names
-(positional arguments, ``**kwargs``, LangChain's ``callbacks=``/``config=``), there is no fix
-and the reason is reported.
+No fix, with the reason, when: no dispatcher of that shape is configured; the registered name
+cannot be proven (the receiver's class or binding is not found in a registry the dispatcher reads,
+or it is registered under several names); the call is async and the dispatcher is not (or the
+other way round); arguments cannot be mapped to parameter names (positional, ``*args``,
+``**kwargs``, LangChain's ``callbacks=``/``config=``); importing the dispatcher into this module
+would be circular, or its name is taken.
 
-Fix safety: always **unsafe**. The call now goes through validation (``ToolAction`` accepts
-primitives and lists of primitives only), returns JSON text instead of the tool's own value,
-returns an error object instead of raising, and looks the tool up in the dispatcher's registry
-(which must hold it under that name). Review each rewrite; apply with ``--unsafe-fixes``.
+Fix safety: always **unsafe**. The call now returns the dispatcher's value (JSON text) instead of
+the tool's own, and whatever the dispatcher does with errors and validation applies.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+from typing import TYPE_CHECKING
 
-import libcst as cst
-import libcst.matchers as m
+from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
+from dispatchguard.lint.index import dotted
+from dispatchguard.lint.tool_facts import RUNTIME_REGISTRIES, Dispatcher, Unknown
 
-from dispatchguard.fix.base import FileContext, Fix, NoFix
+if TYPE_CHECKING:
+    import libcst as cst
 
 CODE = "DG101"
 
-SYNC_METHODS = {"run", "_run", "invoke"}
-ASYNC_METHODS = {"arun", "_arun", "ainvoke"}
-INVOKE_METHODS = {"invoke", "ainvoke"}
-ITEM_METHODS = {"get", "pop", "__getitem__"}
+SYNC_METHODS = frozenset({"run", "_run", "invoke"})
+ASYNC_METHODS = frozenset({"arun", "_arun", "ainvoke"})
+INVOKE_METHODS = frozenset({"invoke", "ainvoke"})
+ITEM_METHODS = frozenset({"get", "__getitem__"})
 # Keywords of LangChain's run/invoke that configure the call rather than being tool arguments.
-NON_ARGUMENT_KEYWORDS = {
+NON_ARGUMENT_KEYWORDS = frozenset({
     "callbacks", "config", "verbose", "run_manager", "tags", "metadata", "run_name", "run_id",
     "start_color", "color",
-}  # fmt: skip
-MAX_DEPTH = 6
+})  # fmt: skip
 
 
-def _literal_str(node: cst.CSTNode | None) -> str | None:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _simple_name(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
-
-
-class _Resolver:
-    """What a receiver expression is bound to, following simple assignments and annotations."""
-
-    def __init__(self, ctx: FileContext) -> None:
-        self.ctx = ctx
-        # `from pkg.tools import DataVisualizationTool as ChartTool`: ChartTool -> DataVisualizationTool
-        self.aliases: dict[str, str] = {}
-        for alias in m.findall(ctx.module, m.ImportAlias(asname=m.AsName())):
-            assert isinstance(alias, cst.ImportAlias) and alias.asname is not None
-            bound = alias.asname.name
-            if isinstance(bound, cst.Name):
-                self.aliases[bound.value] = _simple_name(alias.name) or bound.value
-
-    def class_name(self, name: str | None) -> str | None:
-        return self.aliases.get(name, name) if name else None
-
-    def _enclosing(self, node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
-        found = []
-        current = self.ctx.parents.get(node)
-        while current is not None:
-            if isinstance(current, kind):
-                found.append(current)
-            current = self.ctx.parents.get(current)
-        return found
-
-    def registered_name(self, receiver: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> str | None:
-        if depth > MAX_DEPTH:
-            return None
-        project = self.ctx.project
-        if isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
-            index = receiver.slice[0].slice
-            if isinstance(index, cst.Index):
-                return _literal_str(index.value)
-            return None
-        if isinstance(receiver, cst.Call):
-            func = receiver.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ITEM_METHODS:
-                return _literal_str(receiver.args[0].value) if receiver.args else None
-            name = self.class_name(_simple_name(func))
-            return project.registered_name(name) if name else None
-        if isinstance(receiver, cst.Name):
-            values = self._bindings_of_name(receiver.value, at)
-            if values is None:
-                return project.function_tool_name(receiver.value)
-            return self._agree(values, at, depth)
-        if m.matches(receiver, m.Attribute(value=m.Name("self") | m.Name("cls"))):
-            assert isinstance(receiver, cst.Attribute)
-            values = self._bindings_of_attribute(receiver.attr.value, at)
-            return self._agree(values, at, depth) if values else None
-        return None
-
-    def _agree(self, values: list[cst.CSTNode], at: cst.CSTNode, depth: int) -> str | None:
-        names = set()
-        for value in values:
-            if isinstance(value, cst.Annotation):
-                cls = self.class_name(_annotation_class(value.annotation))
-                names.add(self.ctx.project.registered_name(cls) if cls else None)
-            else:
-                names.add(self.registered_name(value, at, depth + 1))
-        return names.pop() if len(names) == 1 else None
-
-    def _bindings_of_name(self, name: str, at: cst.CSTNode) -> list[cst.CSTNode] | None:
-        """Values assigned to ``name`` (or its annotation) in the innermost function that binds it,
-        else at module level; None when nothing in this file binds it."""
-        scopes: list[cst.CSTNode] = [*self._enclosing(at, cst.FunctionDef), self.ctx.module]
-        for scope in scopes:
-            values: list[cst.CSTNode] = []
-            if isinstance(scope, cst.FunctionDef):
-                params = scope.params
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                    if param.name.value == name:
-                        if param.annotation is None:
-                            return []
-                        values.append(param.annotation)
-            collector = _AssignCollector(name, scope)
-            scope.visit(collector)
-            values.extend(collector.values)
-            if collector.other_binding or (collector.function_binding and values):
-                return []
-            if collector.function_binding:
-                return None
-            if values:
-                return values
-        return None
-
-    def _bindings_of_attribute(self, attr: str, at: cst.CSTNode) -> list[cst.CSTNode]:
-        classes = self._enclosing(at, cst.ClassDef)
-        if not classes:
-            return []
-        cls = classes[0]
-        collector = _SelfAttrCollector(attr)
-        cls.visit(collector)
-        return collector.values
-
-
-def _annotation_class(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, (cst.Name, cst.Attribute)):
-        return _simple_name(node)
-    if isinstance(node, cst.SimpleString):
-        text = _literal_str(node)
-        return text.rsplit(".", 1)[-1] if text and text.replace(".", "").isidentifier() else None
-    return None
-
-
-class _AssignCollector(cst.CSTVisitor):
-    """``name = value`` / ``name: T = value`` / ``name: T`` directly in ``scope`` (not nested defs)."""
-
-    def __init__(self, name: str, scope: cst.CSTNode) -> None:
-        self.name = name
-        self.scope = scope
-        self.values: list[cst.CSTNode] = []
-        self.other_binding = False
-        self.function_binding = False  # a def of that name: a function tool, looked up by name
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if node is not self.scope and node.name.value == self.name:
-            self.function_binding = True
-        return node is self.scope
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        if node.name.value == self.name:
-            self.other_binding = True
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if m.matches(target.target, m.Name(self.name)):
-                self.values.append(node.value)
-            elif self._mentions(target.target):
-                self.other_binding = True
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if m.matches(node.target, m.Name(self.name)):
-            self.values.append(node.value if node.value is not None else node.annotation)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if m.matches(node.target, m.Name(self.name)):
-            self.other_binding = True
-
-    def visit_For(self, node: cst.For) -> None:
-        if self._mentions(node.target):
-            self.other_binding = True
-
-    def visit_With(self, node: cst.With) -> None:
-        for item in node.items:
-            if item.asname is not None and self._mentions(item.asname.name):
-                self.other_binding = True
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        bound = node.asname.name if node.asname else node.name
-        if m.matches(bound, m.Name(self.name)):
-            self.other_binding = True
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if m.matches(node.target, m.Name(self.name)):
-            self.other_binding = True
-
-    def _mentions(self, target: cst.CSTNode) -> bool:
-        return bool(m.findall(target, m.Name(self.name)))
-
-
-class _SelfAttrCollector(cst.CSTVisitor):
-    """``self.attr = value`` in any method, and class-level ``attr: T [= value]``."""
-
-    def __init__(self, attr: str) -> None:
-        self.attr = attr
-        self.values: list[cst.CSTNode] = []
-        self._depth = 0
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._depth += 1
-        return self._depth == 1
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._depth -= 1
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if m.matches(target.target, m.Attribute(value=m.Name("self"), attr=m.Name(self.attr))):
-                self.values.append(node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if m.matches(node.target, m.Attribute(value=m.Name("self"), attr=m.Name(self.attr)) | m.Name(self.attr)):
-            self.values.append(node.value if node.value is not None else node.annotation)
-
-
-def _split_call(call: cst.Call) -> tuple[cst.BaseExpression, str]:
+def _split_call(call: ast.Call) -> tuple[ast.expr, str]:
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in SYNC_METHODS | ASYNC_METHODS:
-        return func.value, func.attr.value
+    if isinstance(func, ast.Attribute) and func.attr in SYNC_METHODS | ASYNC_METHODS:
+        return func.value, func.attr
     return func, "__call__"
 
 
 def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
+    import libcst as cst  # only when a call is rewritten: most runs fix DG103 alone
+
     args = list(call.args)
     if any(arg.star == "**" for arg in args):
-        return NoFix("**kwargs cannot be mapped to tool arguments safely; write the ToolAction by hand")
+        return NoFix("**kwargs cannot be mapped to tool arguments safely; write the dispatcher call by hand")
     if any(arg.star == "*" for arg in args):
-        return NoFix("*args cannot be mapped to parameter names; write the ToolAction by hand")
+        return NoFix("*args cannot be mapped to parameter names; write the dispatcher call by hand")
     positional = [arg for arg in args if arg.keyword is None]
     keywords = [arg for arg in args if arg.keyword is not None]
     configured = sorted(k.keyword.value for k in keywords if k.keyword and k.keyword.value in NON_ARGUMENT_KEYWORDS)
     if method in INVOKE_METHODS:
-        if configured or len(args) != 1:
-            return NoFix(f"{method}(...) is fixed only with a single dict literal argument")
-        only = args[0]
-        if only.keyword is not None and only.keyword.value != "input":
+        only = args[0] if len(args) == 1 else None
+        if configured or only is None or (only.keyword is not None and only.keyword.value != "input"):
             return NoFix(f"{method}(...) is fixed only with a single dict literal argument")
         if not isinstance(only.value, cst.Dict):
             return NoFix(f"{method}(...) input is not a dict literal, so its keys are not known")
@@ -277,9 +78,8 @@ def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
     for i, arg in enumerate(keywords):
         assert arg.keyword is not None
         comma = arg.comma
-        last = i == len(keywords) - 1
         if (
-            not last
+            i < len(keywords) - 1
             and isinstance(comma, cst.Comma)
             and not arg.whitespace_after_arg.deep_equals(cst.SimpleWhitespace(""))
             and comma.whitespace_before.deep_equals(cst.SimpleWhitespace(""))
@@ -302,71 +102,134 @@ def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
     )
 
 
-def fix_call(call: cst.Call, ctx: FileContext) -> Fix | NoFix:
-    receiver, method = _split_call(call)
-    args = _args_dict(call, method)
-    if isinstance(args, NoFix):
-        return args
-    name = _Resolver(ctx).registered_name(receiver, call)
-    if name is None:
-        return NoFix(
-            "the tool's registered name is not statically known (use a registry lookup with a "
-            "literal key, or give the tool class a literal `name`)"
+def registered_name(ctx: FileContext, receiver: ast.expr, dispatcher: Dispatcher) -> tuple[str, str] | NoFix:
+    """(registered name, canonical registry) of the tool ``receiver`` denotes."""
+    facts = ctx.facts
+    bound = facts.bound_value(ctx.tree, receiver)
+    if isinstance(bound, (ast.Subscript, ast.Call)):
+        receiver = bound  # tool = REGISTRY["x"]: the lookup names the tool
+    lookup = receiver
+    key_node: ast.expr | None = None
+    if isinstance(receiver, ast.Subscript):
+        lookup, key_node = receiver.value, receiver.slice
+    elif (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr in ITEM_METHODS
+        and receiver.args
+    ):
+        lookup, key_node = receiver.func.value, receiver.args[0]
+    if key_node is not None and not dispatcher.runtime:  # a ToolRegistry's get() gives a spec, not the tool
+        name = dotted(lookup)
+        qual = (
+            facts.binding_qual(ctx.key, ctx.tree, lookup)
+            if isinstance(lookup, ast.Name)
+            else (facts.qualify(ctx.key, name) if name else None)
         )
-    dispatcher = "adispatch_tool" if method in ASYNC_METHODS else "dispatch_tool"
-    action = cst.Call(
-        func=ctx.ref("ToolAction"),
-        args=[
-            cst.Arg(
-                keyword=cst.Name("name"),
-                value=cst.SimpleString(json.dumps(name)),
-                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
-            ),
-            cst.Arg(
-                keyword=cst.Name("args"),
-                value=args,
-                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-            ),
-        ],
-    )
-    replacement = call.with_changes(
-        func=ctx.ref(dispatcher),
-        args=[cst.Arg(action)],
-        whitespace_before_args=cst.SimpleWhitespace(""),
-    )
-    return Fix(
-        target=call,
-        replacement=replacement,
-        safe=False,
-        description=f"{dispatcher}(ToolAction(name={json.dumps(name)}, args=...))",
-        names=(dispatcher, "ToolAction"),
-    )
+        if qual is None or not facts.reads(dispatcher, facts.canonical(qual)):
+            return NoFix("the tool is looked up in a container the dispatcher does not read")
+        if not (isinstance(key_node, ast.Constant) and isinstance(key_node.value, str)):
+            return NoFix("the registry key is not a string literal")
+        return key_node.value, facts.canonical(qual)
+    class_qual = facts.value_class(ctx.key, ctx.tree, receiver)
+    binding = facts.binding_qual(ctx.key, ctx.tree, receiver)
+    if class_qual is None and binding is None:
+        return NoFix("the tool's class or binding is not statically known, so neither is its registered name")
+    names = facts.registered_names(class_qual, binding, dispatcher)
+    what = f"`{(class_qual or binding or '').rsplit('.', 1)[-1]}`"
+    if not names:
+        if dispatcher.runtime:
+            return NoFix(
+                'no dispatcher of the project is configured (set `dispatchers = ["pkg.module.run_tool"]` to a '
+                f"function taking (name, args)), and {what} is not registered in a dispatchguard ToolRegistry "
+                '(`REGISTRY.register("name", Tool())`)'
+            )
+        return NoFix(f"{what} is not registered under a literal key in a registry the dispatcher reads")
+    if len(names) > 1:
+        return NoFix(f"{what} is registered under several names ({', '.join(sorted(map(repr, names)))})")
+    return next(iter(names.items()))
 
 
-def find_target(ctx: FileContext, line: int, col: int, end_line: int, end_col: int) -> cst.Call | None:
-    """The call the finding points at: it starts at (line, col); among calls starting there
-    (``tool.run(x).strip()``), the one ending at (end_line, end_col), else the innermost tool-like one."""
-    start = (line, col - 1)
-    candidates = [
-        (node, rng)
-        for node, rng in ctx.positions.items()
-        if isinstance(node, cst.Call) and (rng.start.line, rng.start.column) == start
-    ]
-    for node, rng in candidates:
-        if (rng.end.line, rng.end.column) == (end_line, end_col - 1):
-            return node
-    toolish = [
-        (node, rng) for node, rng in candidates
-        if _split_call(node)[1] != "__call__" or not isinstance(node.func, cst.Call)
-    ]  # fmt: skip
-    if not toolish:
-        return None
-    return min(toolish, key=lambda item: (item[1].end.line, item[1].end.column))[0]
+def _reference(ctx: FileContext, module: str, name: str, aliases: tuple[str, ...] = ()) -> tuple[Import, ...] | NoFix:
+    """The import that makes ``name`` of ``module`` usable here (none when the file has it)."""
+    if ctx.facts.module_name(ctx.key) == module:
+        return ()
+    bound = ctx.facts.qualify(ctx.key, name)
+    if bound is not None:
+        if ctx.facts.canonical(bound) in {f"{m}.{name}" for m in (module, *aliases)}:
+            return ()
+        return NoFix(f"`{name}` already names something else in this module")
+    if ctx.facts.imports_module(module, ctx.facts.module_name(ctx.key)):
+        return NoFix(f"importing `{name}` from {module} here would be circular")
+    return (Import(module, name),)
 
 
 def fix(finding, ctx: FileContext) -> Fix | NoFix:
-    target = find_target(ctx, finding.line, finding.col, finding.end_line, finding.end_col)
-    if target is None:
+    calls = ctx.nodes_at(finding.line, finding.col, ast.Call)
+    exact = [
+        c
+        for c in calls
+        if (c.end_lineno, ctx.char_col(c.end_lineno, c.end_col_offset)) == (finding.end_line, finding.end_col - 1)
+    ]
+    if not (exact or calls):
         return NoFix("no call found at the finding's position")
-    return fix_call(target, ctx)
+    call = (exact or calls)[-1]
+    dispatcher = ctx.facts.dispatcher
+    if isinstance(dispatcher, Unknown):
+        return NoFix(dispatcher.reason)
+    receiver, method = _split_call(call)
+    is_async = method in ASYNC_METHODS
+    if not dispatcher.runtime and is_async != dispatcher.is_async:
+        return NoFix(
+            f"the call is {'async' if is_async else 'sync'} and the dispatcher "
+            f"`{dispatcher.function}` is {'async' if dispatcher.is_async else 'not'}"
+        )
+    found = registered_name(ctx, receiver, dispatcher)
+    if isinstance(found, NoFix):
+        return found
+    name, registry = found
+    import libcst as cst
+
+    try:
+        parsed = cst.parse_expression(ctx.source(call))
+    except cst.ParserSyntaxError:
+        return NoFix("libcst cannot parse the call")
+    assert isinstance(parsed, cst.Call)
+    args = _args_dict(parsed, method)
+    if isinstance(args, NoFix):
+        return args
+    args_code = cst.Module([]).code_for_node(args)
+    if not dispatcher.runtime:
+        imports = _reference(ctx, dispatcher.module, dispatcher.function)
+        if isinstance(imports, NoFix):
+            return imports
+        text = f"{dispatcher.function}({json.dumps(name)}, {args_code})"
+        where = f"{dispatcher.module}.{dispatcher.function}"
+    else:
+        function = "adispatch_tool" if is_async else "dispatch_tool"
+        needed: list[Import] = []
+        for imported, home in (
+            (function, "dispatchguard.runtime.dispatcher"),
+            ("ToolAction", "dispatchguard.runtime.models"),
+        ):
+            found_import = _reference(ctx, "dispatchguard", imported, (home,))
+            if isinstance(found_import, NoFix):
+                return found_import
+            needed.extend(found_import)
+        registry_arg = ""
+        if registry not in RUNTIME_REGISTRIES:
+            registry_module, _, registry_name = registry.rpartition(".")
+            found_import = _reference(ctx, registry_module, registry_name)
+            if isinstance(found_import, NoFix):
+                return found_import
+            needed.extend(found_import)
+            registry_arg = f", registry={registry_name}"
+        imports = tuple(needed)
+        text = f"{function}(ToolAction(name={json.dumps(name)}, args={args_code}){registry_arg})"
+        where = f"dispatchguard's {function}" + (f" with {registry}" if registry_arg else "")
+    return Fix(
+        edits=(Edit(ctx.node_start(call), ctx.node_end(call), text),),
+        safe=False,
+        description=f"{json.dumps(name)} through {where}",
+        imports=imports,
+    )

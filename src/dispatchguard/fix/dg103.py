@@ -1,92 +1,123 @@
-"""DG103 fix: make a tool's return value JSON text.
+"""DG103 fix: make a tool's return value JSON text, by what the value is proven to be.
 
-* ``return obj.model_dump(...)`` becomes ``return obj.model_dump_json(...)`` (same arguments).
-* Any other flagged value ``v`` becomes ``ensure_json_str(v)``; a bare ``return`` becomes
-  ``return ensure_json_str(None)``. ``ensure_json_str`` is imported once, in the file's style.
+* ``return obj.model_dump(...)`` becomes ``return obj.model_dump_json(...)`` only when ``obj`` is
+  proven to be a pydantic model (its class derives from ``pydantic.BaseModel`` or a known pydantic
+  tool base, through the lint index). A dataclass with a hand-written ``model_dump`` is not.
+* Any other flagged value ``v`` becomes ``ensure_json_str(v)`` when the project depends on
+  dispatchguard at run time (its pyproject's ``dependencies`` name it, or a module outside the
+  tests imports it), else ``json.dumps(v)``: a fix never adds a run-time dependency. A bare
+  ``return`` becomes ``return ensure_json_str(None)`` / ``return json.dumps(None)``.
 
-Fix safety (ruff's sense: does the fix keep runtime behaviour?): **unsafe**, always. The value
-a tool method returns changes type (a dict, list, model or ``None`` becomes a ``str``), so a caller
-that uses it directly (``tool._run(x)["total"]``, a test asserting on the dict) breaks. Through
-the dispatcher nothing changes for the wrapped values: ``dispatch_tool`` already returns
-``ensure_json_str(result)`` and ``ensure_json_str`` is idempotent; ``.model_dump_json()`` can
-differ from it in whitespace only. Review the direct callers (DG101 findings, tests), then apply
-with ``--unsafe-fixes``.
+Fix safety (ruff's sense: a safe fix cannot change what any caller observes):
 
-No fix: generator expressions and lambdas (there is no JSON for them), a ``pass``-only body
-(nothing to return), ``.model_dump(mode=...)`` (``model_dump_json`` has no ``mode``).
+* **safe** only for the ``ensure_json_str(v)`` wrap when the project has no dispatcher of its own
+  configured (its tools run through dispatchguard's ``dispatch_tool``, which returns
+  ``ensure_json_str(result)`` already, and ``ensure_json_str`` is idempotent on its own output) and
+  no file of the project calls a tool method directly (``.run(``, ``._run(``, ``.arun(``,
+  ``._arun(``, ``.invoke(``, ``.ainvoke(``, or the fixed method's name): then the dispatcher is the
+  only caller and it returns the same text as before;
+* **unsafe** otherwise: the method's return type changes (a dict, model or ``None`` becomes a
+  ``str``), so a direct caller or a test asserting on the dict sees a difference, and a project
+  dispatcher that serialises the result itself would encode it twice.
+
+No fix: generator expressions and lambdas (no JSON for them), a ``pass``-only body (nothing to
+return), ``.model_dump(mode=...)`` on a model (``model_dump_json`` has no ``mode``).
 """
 
 from __future__ import annotations
 
-import libcst as cst
-import libcst.matchers as m
+import ast
 
-from dispatchguard.fix.base import FileContext, Fix, NoFix
+from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
+from dispatchguard.lint.tool_facts import Unknown
 
 CODE = "DG103"
 
 _NO_FIX = {
-    cst.GeneratorExp: "a generator has no JSON form; return a list or json.dumps(list(...))",
-    cst.Lambda: "a function has no JSON form",
+    ast.GeneratorExp: "a generator has no JSON form; return a list or json.dumps(list(...))",
+    ast.Lambda: "a function has no JSON form",
 }
 
 
-def _is_method_call(node: cst.BaseExpression, method: str) -> bool:
-    return m.matches(node, m.Call(func=m.Attribute(attr=m.Name(method))))
+def _wrapper(ctx: FileContext) -> tuple[str, Import]:
+    if ctx.facts.runtime_dependency:
+        return "ensure_json_str", Import("dispatchguard", "ensure_json_str")
+    return "json.dumps", Import("json")
 
 
-def fix_return(ret: cst.Return, ctx: FileContext) -> Fix | NoFix:
-    value = ret.value
-    if value is None:
-        new_value: cst.BaseExpression = cst.Call(func=ctx.ref("ensure_json_str"), args=[cst.Arg(cst.Name("None"))])
-        whitespace = ret.whitespace_after_return
-        if isinstance(whitespace, cst.MaybeSentinel) or whitespace.deep_equals(cst.SimpleWhitespace("")):
-            whitespace = cst.SimpleWhitespace(" ")
-        return Fix(
-            target=ret,
-            replacement=ret.with_changes(value=new_value, whitespace_after_return=whitespace),
-            safe=False,
-            description="return ensure_json_str(None) (a bare return is often a forgotten value)",
-            names=("ensure_json_str",),
-        )
-    for kind, reason in _NO_FIX.items():
-        if isinstance(value, kind):
-            return NoFix(reason)
-    if _is_method_call(value, "model_dump"):
-        assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-        if any(arg.keyword is not None and arg.keyword.value == "mode" for arg in value.args):
-            return NoFix("model_dump(mode=...) has no model_dump_json equivalent")
-        new_call = value.with_changes(func=value.func.with_changes(attr=cst.Name("model_dump_json")))
-        return Fix(ret, ret.with_changes(value=new_call), False, "model_dump() -> model_dump_json()")
-    wrapped = cst.Call(func=ctx.ref("ensure_json_str"), args=[cst.Arg(value)])
-    return Fix(
-        target=ret,
-        replacement=ret.with_changes(value=wrapped),
-        safe=False,
-        description="wrap the returned value in ensure_json_str(...)",
-        names=("ensure_json_str",),
-    )
+def _only_dispatcher_calls(ctx: FileContext, method: str | None) -> bool:
+    dispatcher = ctx.facts.dispatcher
+    return not isinstance(dispatcher, Unknown) and dispatcher.runtime and not ctx.facts.calls_tool_methods(method)
 
 
-def find_target(ctx: FileContext, line: int, col: int, end_line: int, end_col: int) -> cst.Return | None:
-    """The ``return`` statement whose value (or, for a bare return, itself) the finding points at;
-    else the one whose range holds the position (parentheses are counted differently by ast and
-    libcst)."""
-    pos = (line, col - 1)
-    containing: list[tuple[cst.Return, object]] = []
-    for node, rng in ctx.positions.items():
-        if not isinstance(node, cst.Return):
-            continue
-        anchor = ctx.positions[node.value] if node.value is not None else rng
-        if (anchor.start.line, anchor.start.column) == pos:
-            return node
-        if (rng.start.line, rng.start.column) <= pos < (rng.end.line, rng.end.column):
-            containing.append((node, rng))
-    return containing[0][0] if len(containing) == 1 else None
+def _method_name(ctx: FileContext, node: ast.AST) -> str | None:
+    for scope in reversed(ctx.facts.enclosing(ctx.tree, node)):
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return scope.name
+    return None
+
+
+def _imported_in_function(ctx: FileContext, node: ast.AST, module: str) -> bool:
+    """Whether a function around ``node`` has its own ``import <module>`` (which then serves it,
+    and makes a module-level import unused)."""
+    if f"import {module}" not in ctx.text:
+        return False
+    for scope in ctx.facts.enclosing(ctx.tree, node):
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo: list[ast.AST] = list(scope.body)
+            while todo:
+                current = todo.pop()
+                if isinstance(current, ast.Import) and any(a.name == module and not a.asname for a in current.names):
+                    return True
+                if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                    todo.extend(ast.iter_child_nodes(current))
+    return False
 
 
 def fix(finding, ctx: FileContext) -> Fix | NoFix:
-    target = find_target(ctx, finding.line, finding.col, finding.end_line, finding.end_col)
-    if target is None:
-        return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
-    return fix_return(target, ctx)
+    ret = ctx.return_of_value_at(finding.line, finding.col)
+    if ret is None:
+        bare = [r for r in ctx.nodes_at(finding.line, finding.col, ast.Return) if r.value is None]
+        if not bare:
+            return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
+        ret = bare[0]
+    wrapper, needed = _wrapper(ctx)
+    imports: tuple[Import, ...] = (needed,)
+    if needed.name is None and _imported_in_function(ctx, ret, needed.module):
+        imports = ()
+    taken = ctx.facts.qualify(ctx.key, wrapper.split(".")[0])
+    if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
+        return NoFix(f"`{wrapper.split('.')[0]}` names something else in this module")
+    method = _method_name(ctx, ret)
+    if ret.value is None:
+        end = ctx.node_end(ret)
+        return Fix(
+            edits=(Edit(end, end, f" {wrapper}(None)"),),
+            safe=wrapper == "ensure_json_str" and _only_dispatcher_calls(ctx, method),
+            description=f"return {wrapper}(None) (a bare return is often a forgotten value)",
+            imports=imports,
+        )
+    value = ret.value
+    for kind, reason in _NO_FIX.items():
+        if isinstance(value, kind):
+            return NoFix(reason)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "model_dump":
+        cls = ctx.facts.value_class(ctx.key, ctx.tree, value.func.value)
+        if cls is not None and ctx.facts.is_pydantic_model(cls):
+            if any(k.arg == "mode" for k in value.keywords):
+                return NoFix("model_dump(mode=...) has no model_dump_json equivalent")
+            end = ctx.node_end(value.func)
+            return Fix(
+                edits=(Edit(end - len("model_dump"), end, "model_dump_json"),),
+                safe=False,
+                description=f"model_dump() -> model_dump_json() (`{cls.rsplit('.', 1)[-1]}` is a pydantic model)",
+            )
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
+    opening, closing = (f"{wrapper}((", "))") if bare_tuple else (f"{wrapper}(", ")")
+    return Fix(
+        edits=(Edit(start, start, opening), Edit(end, end, closing)),
+        safe=wrapper == "ensure_json_str" and _only_dispatcher_calls(ctx, method),
+        description=f"wrap the returned value in {wrapper}(...)",
+        imports=imports,
+    )

@@ -1,28 +1,25 @@
-"""The fix engine: findings from the checking core in, rewritten files out.
+"""The fix engine: findings from the checking core in, edited files out.
 
 For each pass (at most :data:`MAX_PASSES`, like ruff): run :func:`dispatchguard.lint.check_paths`,
-then for every file with fixable findings parse it with libcst, locate the node each finding
-points at (``PositionProvider``), let the rule's fixer build a replacement, and
+then for every file with *fixable* findings (DG101, DG103; nothing else is read) let the rule's
+fixer turn each finding into text edits, using the project's tool facts
+(:class:`~dispatchguard.lint.tool_facts.ToolFacts`: registered names, the dispatcher's signature,
+pydantic models), and
 
-1. drop a fix whose file would not parse, or that would change code outside the node it targets
-   (every fix is also checked on its own, so one bad fix does not sink the others);
-2. add the runtime imports the applied fixes use, once, in the file's style
-   (``AddImportsVisitor`` merges into an existing ``from dispatchguard import ...``), and check
-   that the imports are the only other change;
-3. write the file atomically (temporary file in the same directory, ``os.replace``), keeping its
-   encoding, newline style and permission bits.
+1. keep the edits that do not overlap (a fix inside another is retried next pass);
+2. add the imports they need where the project's isort settings put them (:mod:`.imports`);
+3. keep the result only if it parses, and write it atomically (temporary file in the same
+   directory, ``os.replace``), keeping its encoding, newline style and permission bits.
 
-Passes repeat while they change something, so fixes inside fixed code converge; a second run
-of the command finds nothing to do (idempotence).
-
-This module holds the passes (:func:`apply_fixes`); one file's fixing is in :mod:`.rewrite`
-(with :mod:`.splice` and :mod:`.imports`), reading files in :mod:`.files`, and the report types
-in :mod:`.report`. Their public names stay importable from here.
+libcst parses only the calls a DG101 fix rewrites (to keep their comments); everything else is
+read with :mod:`ast`. Passes repeat while they change something; a second run of the command finds
+nothing to do (idempotence).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +27,9 @@ from typing import Any
 
 from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.files import read_source
-from dispatchguard.fix.names import ProjectNames, index_project
+from dispatchguard.fix.imports import IsortSettings
 from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, unified_diff
-from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_source
+from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_file
 
 __all__ = [
     "FIXERS",
@@ -42,7 +39,6 @@ __all__ = [
     "FixReport",
     "SkippedFix",
     "apply_fixes",
-    "fix_source",
 ]
 
 MAX_PASSES = 10
@@ -76,22 +72,45 @@ def apply_fixes(
 
     report = FixReport()
     str_paths = [os.fspath(p) for p in paths]
-    root = Path(getattr(config, "root", Path.cwd()))
-    project: ProjectNames | None = None
+    root = Path(config.root)
+    settings = IsortSettings.from_pyproject(root)
 
-    def project_names() -> ProjectNames:
-        nonlocal project
-        if project is None:
-            project = index_project(root, (Path(p) for p in str_paths if p.endswith(".py")), config)
-        return project
+    # Without the user's cache, the passes still share one of their own: a later pass re-checks
+    # only the files the fixes changed (and what depends on them).
+    scratch = None if use_cache else tempfile.TemporaryDirectory(prefix="dispatchguard-fix-")
+    run_cache_dir = scratch.name if scratch is not None else cache_dir
+
+    def check(check_paths_: Sequence[str]) -> Any:
+        return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir)
+
+    try:
+        return _passes(
+            report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
+        )
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _passes(
+    report: FixReport,
+    str_paths: list[str],
+    check: Any,
+    settings: IsortSettings,
+    config: Any,
+    *,
+    unsafe: bool,
+    diff: bool,
+    select: Sequence[str] | None,
+    ignore: Sequence[str] | None,
+) -> FixReport:
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts
 
     originals: dict[str, bytes] = {}
     current: dict[str, bytes] = {}  # latest text of every file a fix changed
     applied_keys: set[tuple[str, int, int, str]] = set()
     last_skipped: dict[str, list[SkippedFix]] = {}
-
-    def check(check_paths_: Sequence[str]) -> Any:
-        return check_paths(check_paths_, config, jobs=jobs, use_cache=use_cache, cache_dir=cache_dir)
 
     active: list[Any] = []
     for _ in range(1 if diff else MAX_PASSES):
@@ -102,6 +121,10 @@ def apply_fixes(
         for finding in active:
             by_file[finding.path].append(finding)
         changed_this_pass = False
+        # the facts are read afresh each pass: a fix may have changed the files they come from
+        facts = (
+            ToolFacts(config, project_files(str_paths, config)[0]) if any(f.code in FIXERS for f in active) else None
+        )
         for file_path, findings in sorted(by_file.items()):
             if not any(f.code in FIXERS for f in findings):
                 last_skipped[file_path] = [
@@ -120,8 +143,9 @@ def apply_fixes(
                 ]
                 continue
             originals.setdefault(file_path, src.data)
-            new_data, applied, skipped = fix_source(
-                src.data, findings, path=file_path, unsafe=unsafe, project_factory=project_names
+            assert facts is not None
+            new_data, applied, skipped = fix_file(
+                path.absolute().as_posix(), file_path, src.data, findings, facts, settings, unsafe=unsafe
             )
             last_skipped[file_path] = skipped
             if new_data == src.data:
@@ -147,7 +171,5 @@ def apply_fixes(
     report.skipped = [s for skips in last_skipped.values() for s in skips]
     report.changed_files = sorted(p for p, data in current.items() if data != originals.get(p))
     if diff:
-        report.diff = "".join(
-            unified_diff(p, originals[p], current[p]) for p in report.changed_files
-        )
+        report.diff = "".join(unified_diff(p, originals[p], current[p]) for p in report.changed_files)
     return report

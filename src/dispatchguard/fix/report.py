@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import tokenize
 from dataclasses import dataclass, field
+from io import BytesIO
 from typing import Any
-
-import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,8 @@ class FixReport:
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
     def lines(data: bytes) -> list[str]:
-        try:
-            text = cst.parse_module(data).code
-        except cst.ParserSyntaxError:  # pragma: no cover - both sides parsed before
-            text = data.decode("utf-8", "replace")
+        encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
+        text = data.decode(encoding, "replace")
         return text.splitlines(keepends=True)
 
     out = difflib.unified_diff(lines(before), lines(after), fromfile=f"a/{path}", tofile=f"b/{path}")

@@ -2,7 +2,10 @@
 
 A summary depends only on the file's content (so it is cached by content hash) and is plain JSON:
 
-``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``
+``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``, plus ``"keys": {registry:
+[[key, descriptor], ...]}`` when the module registers values under literal string keys
+(``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
+registered names the fixes use.
 
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
@@ -167,8 +170,21 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
     """The summary of a module (top-level statements, including those under if/try/with)."""
     imports: dict[str, str] = {}
     defs: dict[str, list[Desc]] = {}
-    _summarise_block(tree.body, imports, defs)
+    keys: dict[str, list[list[Any]]] = {}
+    _summarise_block(tree.body, imports, defs, keys)
+    if keys:
+        return {"imports": imports, "defs": defs, "keys": keys}
     return {"imports": imports, "defs": defs}
+
+
+def _record_keys(
+    keys: dict[str, list[list[Any]]], registry: str, pairs: Iterable[tuple[ast.AST | None, ast.AST]]
+) -> None:
+    for key, value in pairs:
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            desc = value_desc(value)
+            if desc is not None and desc[0] in ("ref", "call"):
+                keys.setdefault(registry, []).append([key.value, desc])
 
 
 def _bind(defs: dict[str, list[Desc]], imports: dict[str, str], name: str, desc: Desc | None) -> None:
@@ -198,7 +214,9 @@ def import_bindings(stmt: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, st
             yield alias.asname or alias.name, f"{base}{sep}{alias.name}"
 
 
-def _summarise_block(body: list[ast.stmt], imports: dict[str, str], defs: dict[str, list[Desc]]) -> None:
+def _summarise_block(
+    body: list[ast.stmt], imports: dict[str, str], defs: dict[str, list[Desc]], keys: dict[str, list[list[Any]]]
+) -> None:
     for stmt in body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.update(import_bindings(stmt))
@@ -212,12 +230,14 @@ def _summarise_block(body: list[ast.stmt], imports: dict[str, str], defs: dict[s
             desc = value_desc(stmt.value)
             for target in stmt.targets:
                 _bind_target(target, desc, imports, defs)
+                _assigned_keys(target, stmt.value, keys)
         elif isinstance(stmt, ast.AnnAssign):
             if isinstance(stmt.target, ast.Name):
                 ann = annotation_desc(stmt.annotation)
                 _bind(defs, imports, stmt.target.id, ann)
                 if stmt.value is not None:
                     _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
+                    _assigned_keys(stmt.target, stmt.value, keys)
             elif isinstance(stmt.target, ast.Subscript) and stmt.value is not None:
                 _bind_target(stmt.target, value_desc(stmt.value), imports, defs)
         elif isinstance(stmt, ast.AugAssign):
@@ -225,17 +245,38 @@ def _summarise_block(body: list[ast.stmt], imports: dict[str, str], defs: dict[s
                 _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             _summarise_mutation(stmt.value, imports, defs)
+            _registered_keys(stmt.value, keys)
         elif isinstance(stmt, ast.If):
-            _summarise_block(stmt.body, imports, defs)
-            _summarise_block(stmt.orelse, imports, defs)
+            _summarise_block(stmt.body, imports, defs, keys)
+            _summarise_block(stmt.orelse, imports, defs, keys)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            _summarise_block(stmt.body, imports, defs)
+            _summarise_block(stmt.body, imports, defs, keys)
             for handler in stmt.handlers:
-                _summarise_block(handler.body, imports, defs)
-            _summarise_block(stmt.orelse, imports, defs)
-            _summarise_block(stmt.finalbody, imports, defs)
+                _summarise_block(handler.body, imports, defs, keys)
+            _summarise_block(stmt.orelse, imports, defs, keys)
+            _summarise_block(stmt.finalbody, imports, defs, keys)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            _summarise_block(stmt.body, imports, defs)
+            _summarise_block(stmt.body, imports, defs, keys)
+
+
+def _registered_keys(call: ast.Call, keys: dict[str, list[list[Any]]]) -> None:
+    """``REG.register("k", v)`` at top level (dispatchguard's ``ToolRegistry.register``)."""
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "register"
+        and isinstance(func.value, ast.Name)
+        and len(call.args) >= 2
+    ):
+        _record_keys(keys, func.value.id, [(call.args[0], call.args[1])])
+
+
+def _assigned_keys(target: ast.AST, value: ast.AST, keys: dict[str, list[list[Any]]]) -> None:
+    """``REG = {"k": v}`` and ``REG["k"] = v`` at top level."""
+    if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+        _record_keys(keys, target.id, zip(value.keys, value.values, strict=True))
+    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        _record_keys(keys, target.value.id, [(target.slice, value)])
 
 
 def _bind_target(target: ast.AST, desc: Desc | None, imports: dict, defs: dict) -> None:

@@ -10,7 +10,7 @@
   Python files (the server asks for them when the client offers dynamic registration) make the
   projects read those files again, and re-check the open buffers.
 - ``codeAction``: for each of our diagnostics in the request, the rule's fix (from
-  :func:`dispatchguard.fix.fix_source`, on the buffer; safe fixes preferred, unsafe ones labelled)
+  :func:`dispatchguard.fix.rewrite.fix_file`, on the buffer; safe fixes preferred, unsafe ones labelled)
   as an edit of the whole buffer, and "silence on this line" as an edit of the line (``# noqa``
   with the code added to the line's directive, or a new one); for DG002, the removal of the
   unused codes from the directive.
@@ -192,18 +192,23 @@ def fix_actions(document: TextDocument, diagnostic: types.Diagnostic) -> list[ty
     path = document_path(document)
     if finding is None or path is None or finding.code in NO_NOQA_ACTION:
         return []
-    from dispatchguard.fix import fix_source  # libcst: only when an action is asked for
+    from dispatchguard.fix.rewrite import fix_file  # the fix engine: only when an action is asked for
 
     source = document.source.encode("utf-8")
     config = editor_config(path)
+    facts, settings = fix_facts(config)
+    if not knows_buffer(facts.project, path, source):
+        return []
     for unsafe in (False, True):
         with quiet_parsing():
-            new, applied, _ = fix_source(
+            new, applied, _ = fix_file(
+                path.as_posix(),
+                str(path),
                 source,
                 [dataclasses.replace(finding, path=str(path))],
-                path=str(path),
+                facts,
+                settings,
                 unsafe=unsafe,
-                project_factory=lambda: project_names(config),
             )
         if applied and new != source:
             title = f"Fix {finding.code}: {applied[0].description}" + ("" if applied[0].safe else " (unsafe)")
@@ -219,17 +224,41 @@ def fix_actions(document: TextDocument, diagnostic: types.Diagnostic) -> list[ty
     return []
 
 
-_NAMES: dict[str, Any] = {}
+_FIX_FACTS: dict[str, tuple[Any, Any]] = {}
 
 
-def project_names(config: Any) -> Any:
-    """The fix engine's index of the project (what DG101's fix needs), built once per root."""
-    from dispatchguard.fix.names import index_project
+def fix_facts(config: Any) -> tuple[Any, Any]:
+    """What the fixes need of the project (its tool facts and isort settings), once per root."""
+    from dispatchguard.fix.imports import IsortSettings
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts
 
     key = str(config.root)
-    if key not in _NAMES:
-        _NAMES[key] = index_project(Path(config.root), config=config)
-    return _NAMES[key]
+    if key not in _FIX_FACTS:
+        files, _, _ = project_files([config.root], config)
+        _FIX_FACTS[key] = (ToolFacts(config, files), IsortSettings.from_pyproject(Path(config.root)))
+    return _FIX_FACTS[key]
+
+
+def knows_buffer(project: Any, path: Path, source: bytes) -> bool:
+    """Make the fixes' project see the buffer as it is in the editor (saved or not); False when it
+    does not parse (then there is nothing to fix)."""
+    import ast
+
+    from dispatchguard.lint.discovery import SourceFile, relative_path
+    from dispatchguard.lint.index import summarise
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    key = path.as_posix()
+    if key not in project.files:
+        project.register(SourceFile(path, relative_path(path, project.root), key))
+    project.known[key] = (summarise(tree), None)
+    project.infos.pop(key, None)
+    project.resolver.forget()
+    return True
 
 
 def whole_buffer_edit(document: TextDocument, text: str) -> types.WorkspaceEdit:

@@ -1,11 +1,11 @@
-"""The planner agent calls its tools directly (every call here is a DG101)."""
+"""The planner agent calls its tools directly (every call here is a DG101); run_tool, at the end,
+is the project's dispatcher."""
 
 from __future__ import annotations
 
 import asyncio
 
 from crewai.tools import BaseTool
-from dispatchguard import ToolAction, adispatch_tool, dispatch_tool
 
 
 class SearchTool(BaseTool):
@@ -48,24 +48,28 @@ class Planner:
 
     @retry(times=3)
     def headlines(self, topic: str) -> str:
-        return dispatch_tool(ToolAction(name="web_search", args={
+        return run_tool("web_search", {
             "query": topic,  # what the editor asked for
             # a comment on its own line
             "limit": 3,
-        }))
+        })
 
     def price(self, symbol: str) -> str:
-        return dispatch_tool(ToolAction(name="quote", args={"symbol": symbol}))
+        return run_tool("quote", {"symbol": symbol})
 
     async def many(self, topics: list[str]) -> list[str]:
         async def one(topic: str) -> str:
-            return await adispatch_tool(ToolAction(name="web_search", args={"query": topic}))
+            return await self.search.arun(query=topic)
 
         return await asyncio.gather(*(one(t) for t in topics))
 
 
 def quick(tool: SearchTool, topic: str, options: dict) -> tuple[str, str, str]:
-    first = dispatch_tool(ToolAction(name="web_search", args={"query": topic, "limit": 1}))
+    first = run_tool("web_search", {"query": topic, "limit": 1})
     second = tool.run(topic)  # positional: no fix
     third = tool.run(**options)  # **kwargs: no fix
     return first, second, third
+
+
+def run_tool(name: str, args: dict) -> str:
+    return REGISTRY[name].run(**args)

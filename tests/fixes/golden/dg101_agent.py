@@ -1,4 +1,5 @@
-"""The planner agent calls its tools directly (every call here is a DG101)."""
+"""The planner agent calls its tools directly (every call here is a DG101); run_tool, at the end,
+is the project's dispatcher."""
 
 from __future__ import annotations
 
@@ -68,3 +69,7 @@ def quick(tool: SearchTool, topic: str, options: dict) -> tuple[str, str, str]:
     second = tool.run(topic)  # positional: no fix
     third = tool.run(**options)  # **kwargs: no fix
     return first, second, third
+
+
+def run_tool(name: str, args: dict) -> str:
+    return REGISTRY[name].run(**args)

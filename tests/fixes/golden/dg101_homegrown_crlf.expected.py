@@ -5,7 +5,6 @@ import json
 from crewai.tools import BaseTool
 
 from desk.dispatcher import dispatch_tool
-from dispatchguard import ToolAction, dispatch_tool as dg_dispatch_tool
 
 
 class KpiTool(BaseTool):
@@ -18,5 +17,5 @@ class KpiTool(BaseTool):
 
 def track(tool: KpiTool) -> str:
     old = dispatch_tool("KPI Tracker", {"name": "signups", "current": 3})
-    new = dg_dispatch_tool(ToolAction(name="KPI Tracker", args={"name": "signups",   "current": 3}))
+    new = dispatch_tool("kpi", {"name": "signups",   "current": 3})
     return old + new

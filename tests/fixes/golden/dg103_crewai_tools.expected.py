@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from crewai.tools import BaseTool
-from pydantic import BaseModel
 from dispatchguard import ensure_json_str
+from pydantic import BaseModel
 
 
 class Metric(BaseModel):

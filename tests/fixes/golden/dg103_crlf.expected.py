@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """RSS tools, written on Windows (CRLF line endings)."""
 
-from dispatchguard import ensure_json_str, ToolAction
+from dispatchguard import ToolAction, ensure_json_str
 
 from crewai.tools import BaseTool
 

@@ -1,0 +1,1 @@
+"""Notes tools dispatched by dispatchguard's own dispatcher (registered in its TOOL_REGISTRY)."""

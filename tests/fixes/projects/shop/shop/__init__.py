@@ -1,0 +1,1 @@
+"""A small CrewAI-style shop: its own registry and dispatcher."""

@@ -1,0 +1,183 @@
+"""The fixer on the fixture projects under projects/, each with its own registry, dispatcher (or
+dispatchguard's), dataclasses with a hand-written ``model_dump``, pydantic models, isort settings
+and test suite. Every step runs the real programs in a copy: the project's tests (pytest, in a
+subprocess), ``dispatchguard check``/``fix`` and ``ruff check --select I``.
+
+What the tiers must do:
+- ``fix`` (safe fixes only) never makes a passing test fail;
+- ``fix --unsafe-fixes`` rewrites DG101 calls towards the project's own dispatcher with the names
+  its registry uses, ``model_dump_json`` only on pydantic models; the tests that fail afterwards
+  are exactly those that use a tool's raw return value directly (what "unsafe" means);
+- after either, ruff's isort rule is clean and a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+PROJECTS = Path(__file__).parent / "projects"
+RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+
+#: Per project: tests that fail after --unsafe-fixes (they read a tool's dict return directly).
+BROKEN_BY_UNSAFE = {
+    "shop": {"test_in_stock", "test_price", "test_level_tool_directly"},
+    "notes": set(),
+}
+
+
+def copy_project(name: str, tmp_path: Path) -> Path:
+    target = tmp_path / name
+    shutil.copytree(PROJECTS / name, target, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+    return target
+
+
+def run_tests(project: Path) -> tuple[int, set[str]]:
+    """(tests passed, names of the tests that failed) of the project's own suite."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    failed = set(re.findall(r"^FAILED \S+::(\w+)", proc.stdout, re.MULTILINE))
+    assert passed or failed, proc.stdout + proc.stderr
+    return int(passed.group(1)) if passed else 0, failed
+
+
+def dispatchguard(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dispatchguard", *args], cwd=project, capture_output=True, text=True, check=False
+    )
+
+
+def findings(project: Path) -> Counter[str]:
+    proc = dispatchguard(project, "check", "--no-cache", "--output-format", "json", ".")
+    assert proc.returncode in (0, 1), proc.stderr
+    return Counter(f["code"] for f in json.loads(proc.stdout))
+
+
+def sources(project: Path) -> dict[str, str]:
+    return {p.relative_to(project).as_posix(): p.read_text() for p in sorted(project.rglob("*.py"))}
+
+
+def isort_clean(project: Path) -> None:
+    assert RUFF is not None, "ruff is a dev dependency"
+    proc = subprocess.run(
+        [RUFF, "check", "--select", "I", "--no-cache", "."], cwd=project, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_BY_UNSAFE))
+def test_safe_fixes_keep_the_tests_green(name: str, tmp_path: Path):
+    project = copy_project(name, tmp_path)
+    passed, failed = run_tests(project)
+    assert passed > 0 and failed == set()
+    before = findings(project)
+    assert before
+
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert proc.returncode == 1, proc.stderr  # findings remain (the unsafe ones)
+    assert run_tests(project) == (passed, set())
+    isort_clean(project)
+    once = sources(project)
+    again = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "Nothing to fix." in again.stderr and again.returncode == (1 if findings(project) else 0)
+    assert sources(project) == once  # idempotent
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_BY_UNSAFE))
+def test_unsafe_fixes_break_only_direct_uses(name: str, tmp_path: Path):
+    project = copy_project(name, tmp_path)
+    passed, _ = run_tests(project)
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", ".")
+    assert proc.returncode in (0, 1), proc.stderr
+    after_passed, failed = run_tests(project)
+    assert failed == BROKEN_BY_UNSAFE[name]
+    assert after_passed == passed - len(failed)
+    isort_clean(project)
+    once = sources(project)
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", ".")
+    assert "Nothing to fix." in proc.stderr
+    assert sources(project) == once
+
+
+def test_shop_rewrites_through_its_dispatcher(tmp_path: Path):
+    project = copy_project("shop", tmp_path)
+    assert findings(project) == Counter({"DG101": 3, "DG103": 3})
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "6 more fixable with --unsafe-fixes" in proc.stderr
+    assert sources(project) == sources(PROJECTS / "shop")  # every fix here is unsafe
+
+    dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", ".")
+    service = (project / "shop" / "service.py").read_text()
+    assert 'run_tool("calculator", {"a": a, "b": b})' in service
+    assert '"item": item,  # the item\'s name' in service  # comments inside the call are kept
+    assert "from shop.dispatcher import run_tool\nfrom shop.tool_registry import TOOLS\n" in service
+    assert "ToolAction" not in service and "dispatchguard" not in service
+    tools = (project / "shop" / "tools.py").read_text()
+    assert "return quote.model_dump_json()" in tools  # Quote is a pydantic model
+    assert "return json.dumps(level.model_dump())" in tools  # Level is a dataclass
+    assert "ensure_json_str" not in tools  # the shop does not depend on dispatchguard
+    assert 'json.dumps(run_tool("quote", {"item": item}))' in service  # tool = TOOLS["quote"]
+    assert findings(project) == Counter()
+
+
+def test_notes_safe_fixes_wrap_in_ensure_json_str(tmp_path: Path):
+    project = copy_project("notes", tmp_path)
+    assert findings(project) == Counter({"DG103": 3})
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "Fixed 3 findings in 1 file." in proc.stderr, proc.stderr
+    tools = (project / "notes" / "tools.py").read_text()
+    assert "return ensure_json_str(stats.model_dump())" in tools  # Stats is a dataclass
+    assert "return ensure_json_str(None)" in tools
+    assert "from dispatchguard import TOOL_REGISTRY, ensure_json_str\n" in tools
+    assert findings(project) == Counter()
+
+
+def test_without_a_project_dispatcher_dg101_uses_dispatchguards_with_the_registered_name(tmp_path: Path):
+    """notes registers its tools in dispatchguard's TOOL_REGISTRY and configures no dispatcher of
+    its own: the rewrite is dispatchguard's dispatch_tool, and the rewritten code runs."""
+    project = copy_project("notes", tmp_path)
+    (project / "notes" / "digest.py").write_text(
+        '"""Calls a tool directly."""\n\nfrom notes.tools import TagsTool\n\n\n'
+        "def tags_of(tool: TagsTool, text: str):\n    return tool.run(text=text)\n"
+    )
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", "--select", "DG101", ".")
+    assert "DG101 fixed" in proc.stdout, proc.stdout + proc.stderr
+    digest = (project / "notes" / "digest.py").read_text()
+    assert 'return dispatch_tool(ToolAction(name="tags", args={"text": text}))' in digest
+    assert "from dispatchguard import ToolAction, dispatch_tool\n\nfrom notes.tools import TagsTool\n" in digest
+    isort_clean(project)
+    ran = subprocess.run(
+        [sys.executable, "-c", "from notes.digest import tags_of; print(tags_of(None, 'a #b #c'))"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(ran.stdout) == ["b", "c"]
+
+
+def test_a_registry_the_dispatcher_does_not_read_gives_no_name(tmp_path: Path):
+    project = copy_project("shop", tmp_path)
+    (project / "shop" / "extra_registry.py").write_text(
+        "from shop.tools import CalculatorTool\n\nEXTRA = {'calc-2': CalculatorTool()}\n"
+    )
+    (project / "shop" / "report.py").write_text(
+        "from shop.tools import CalculatorTool\n\n\ndef add(tool: CalculatorTool) -> str:\n"
+        "    return tool._run(a=1, b=2)\n"
+    )
+    proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", "--select", "DG101", "shop/report.py")
+    assert 'run_tool("calculator", {"a": 1, "b": 2})' in (project / "shop" / "report.py").read_text(), proc.stdout
+    assert "calc-2" not in (project / "shop" / "report.py").read_text()
