@@ -21,6 +21,8 @@ demo: $(STAMP)
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
 test: $(STAMP)
+	@echo "== ruff (the configuration in pyproject.toml)"
+	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
 	$(BIN)/python -m pytest --cov --cov-report= $(PYTEST_ARGS)
 	$(BIN)/python -m coverage combine --quiet 2>/dev/null || true
@@ -30,6 +32,10 @@ test: $(STAMP)
 	$(BIN)/dispatchguard coverage --fail-under 90 --include 'src/dispatchguard/lint/**/*.py'
 	@echo "== coverage gate: the whole package (branch coverage >= 90%)"
 	$(BIN)/dispatchguard coverage --fail-under 90 --include 'src/dispatchguard/**/*.py'
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/dispatchguard check --no-cache .
 
 bench: $(STAMP)
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
