@@ -170,8 +170,9 @@ class _Run:
 
     def execute(self) -> CheckReport:
         project, cache = self.project, self.cache
-        for key, file in project.files.items():
-            self.stats[key] = file_stat(file.path)
+        if self.use_cache:  # the stats only tell which cache entries still hold
+            for key, file in project.files.items():
+                self.stats[key] = file_stat(file.path)
         if self.use_cache and self.unchanged():
             for key in self.targets:
                 entry = cache.get(key)
