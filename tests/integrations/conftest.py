@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -322,32 +320,6 @@ def registered(kind: Kind, calls: Calls) -> tuple[ToolRegistry, str]:
     return reg, kind.id
 
 
-@pytest.fixture
-def serve():
-    """Start an ASGI app on a real uvicorn bound to 127.0.0.1:<free port>; returns its base URL."""
-    import uvicorn
-
-    servers = []
-
-    def start(app: Any) -> str:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        servers.append((server, thread, sock))
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-    yield start
-    for server, thread, sock in servers:
-        server.should_exit = True
-        thread.join(timeout=5)
-        sock.close()
 
 
 @pytest.fixture

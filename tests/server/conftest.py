@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 
 import pytest
@@ -32,29 +30,3 @@ def registry():
     return reg
 
 
-@pytest.fixture
-def serve():
-    """Start an app on a real uvicorn bound to 127.0.0.1:<free port>; returns its base URL."""
-    import uvicorn
-
-    servers = []
-
-    def start(app) -> str:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        servers.append((server, thread, sock))
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-    yield start
-    for server, thread, sock in servers:
-        server.should_exit = True
-        thread.join(timeout=5)
-        sock.close()

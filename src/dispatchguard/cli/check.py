@@ -18,6 +18,7 @@ from typing import Any
 
 from dispatchguard.cli.common import (
     UsageError,
+    add_project_options,
     code_list,
     effective_config,
     job_count,
@@ -27,8 +28,8 @@ from dispatchguard.cli.common import (
 )
 from dispatchguard.cli.output.style import use_colour
 
-# Only the standard library at import time: the router imports every subcommand module to build
-# its parser, and `dispatchguard check` must never load libcst or pydantic.
+# Only the standard library at import time: `dispatchguard --help` imports every subcommand module
+# to build its parser, and `dispatchguard check` must never load libcst or pydantic.
 
 HELP = "check files for DG rule violations"
 
@@ -48,15 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="check standard input as the file PATH of its project (what editors send for unsaved buffers)",
     )
-    parser.add_argument(
-        "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
-    )
-    parser.add_argument(
-        "--force-exclude",
-        action="store_true",
-        default=None,
-        help="apply exclude and ignore files to paths given explicitly too (for pre-commit)",
-    )
+    add_project_options(parser)
     parser.add_argument(
         "--show-settings",
         action="store_true",

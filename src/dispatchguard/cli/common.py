@@ -21,6 +21,19 @@ class UsageError(Exception):
     """A problem with the command line, the configuration or an input file: exit 2, one line."""
 
 
+def add_project_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the project's settings and files, shared by check and fix."""
+    parser.add_argument(
+        "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
+    )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply exclude and ignore files to paths given explicitly too (for pre-commit)",
+    )
+
+
 def code_list(value: str) -> list[str]:
     """argparse type for `--select DG101,DG1`: upper-cased codes or prefixes, or ALL."""
     codes = [part.strip().upper() for part in value.split(",") if part.strip()]

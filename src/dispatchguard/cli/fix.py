@@ -16,6 +16,7 @@ from typing import Any
 
 from dispatchguard.cli.common import (
     UsageError,
+    add_project_options,
     code_list,
     effective_config,
     job_count,
@@ -33,15 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", default=["."], metavar="PATH", help="files or directories to fix (default: .)"
     )
-    parser.add_argument(
-        "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
-    )
-    parser.add_argument(
-        "--force-exclude",
-        action="store_true",
-        default=None,
-        help="apply exclude and ignore files to paths given explicitly too (for pre-commit)",
-    )
+    add_project_options(parser)
     parser.add_argument(
         "--unsafe-fixes", action="store_true", help="also apply fixes that may change runtime behaviour"
     )
