@@ -95,30 +95,30 @@ class ToolFacts:
         info = self.info(key)
         return self.resolver.local_qual(info, name) if info is not None else None
 
-    def _binding(self, qual: str, depth: int = 0) -> tuple[ModuleInfo, list[Any]] | None:
-        """The module and descriptors of a qualified top-level name of the project, through imports."""
-        if depth > _MAX_DEPTH:
-            return None
+    def _defining(self, qual: str, depth: int = 0) -> tuple[str, ModuleInfo | None, str]:
+        """Follow re-exports (imports not shadowed by a definition) from a qualified name: the
+        last qualified name reached, and the project module defining it with the name there (no
+        module when the name is not a top-level name of the project)."""
         info, rest = self.resolver.split(qual, any_module=True)
-        if not isinstance(info, ModuleInfo) or len(rest) != 1:
-            return None
+        if depth > _MAX_DEPTH or not isinstance(info, ModuleInfo) or len(rest) != 1:
+            return qual, None, ""
         target = info.imports.get(rest[0])
         if target is not None and rest[0] not in info.defs:
-            return self._binding(self.resolver.absolute(info, target), depth + 1)
-        descs = info.defs.get(rest[0])
-        return (info, descs) if descs else None
+            return self._defining(self.resolver.absolute(info, target), depth + 1)
+        return qual, info, rest[0]
 
-    def canonical(self, qual: str, depth: int = 0) -> str:
+    def _binding(self, qual: str) -> tuple[ModuleInfo, list[Any]] | None:
+        """The module and descriptors of a qualified top-level name of the project, through imports."""
+        _, info, name = self._defining(qual)
+        descs = info.defs.get(name) if info is not None else None
+        return (info, descs) if info is not None and descs else None
+
+    def canonical(self, qual: str) -> str:
         """A qualified name with re-exports followed to where the name is defined."""
-        if depth > _MAX_DEPTH:
-            return qual
-        info, rest = self.resolver.split(qual, any_module=True)
-        if not isinstance(info, ModuleInfo) or len(rest) != 1:
-            return qual
-        target = info.imports.get(rest[0])
-        if target is not None and rest[0] not in info.defs:
-            return self.canonical(self.resolver.absolute(info, target), depth + 1)
-        return f"{info.name}.{rest[0]}" if info.name else rest[0]
+        reached, info, name = self._defining(qual)
+        if info is None:
+            return reached
+        return f"{info.name}.{name}" if info.name else name
 
     # ------------------------------------------------------------------ classes
 
