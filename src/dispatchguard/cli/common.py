@@ -27,6 +27,12 @@ def add_project_options(parser: argparse.ArgumentParser) -> None:
         "--config", metavar="FILE", help="read [tool.dispatchguard] from FILE instead of the nearest pyproject.toml"
     )
     parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's environment (an interpreter or environment folder) whose tool libraries are read; "
+        "default: the `python` setting, else $VIRTUAL_ENV, else .venv or venv at the project root",
+    )
+    parser.add_argument(
         "--force-exclude",
         action="store_true",
         default=None,
@@ -138,4 +144,13 @@ def effective_config(args: argparse.Namespace) -> Any:
         changes["strict"] = True
     if getattr(args, "force_exclude", None):
         changes["force_exclude"] = True
+    if getattr(args, "python", None):
+        from dispatchguard.lint.environment import environment_of
+
+        python = Path(args.python).absolute().as_posix()
+        try:
+            environment_of(python, config.root)
+        except lint.ConfigError as exc:
+            raise UsageError(f"--python: {exc}") from None
+        changes["python"] = python
     return dataclasses.replace(config, **changes) if changes else config

@@ -1,6 +1,8 @@
 """`dispatchguard check --show-settings`: the effective configuration as TOML, each value with a
 comment saying where it came from (the built-in default, the configuration file, or the command
-line), and how the project root was chosen."""
+line), and how the project root was chosen; then, as comments, what the checker detected from those
+settings and why (the installed environment and its tool libraries, the bundled library table,
+import roots, the tool modules), so that a user can pin any of it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dispatchguard.lint.config import COVERAGE_KEYS, LintConfig, RootInfo, table_of
+from dispatchguard.lint.config import COVERAGE_KEYS, LintConfig, RootInfo, any_glob, table_of
 
 # the settings shown, in the order of docs/configuration.md: key -> LintConfig field
 KEYS = {
@@ -36,7 +38,9 @@ OPTIONS = {
     "ignore": "ignore",
     "strict": "strict",
     "force-exclude": "force_exclude",
+    "python": "python",
 }
+_SHOWN_FILES = 30
 
 
 def toml_value(value: Any) -> str:
@@ -74,6 +78,10 @@ def origin(key: str, table: dict[str, Any], file: Path | None, args: argparse.Na
 
 
 def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) -> str:
+    return settings(config, root, args) + detected(config, args.paths)
+
+
+def settings(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) -> str:
     file = config.config_file
     table = table_of(file) if file is not None else {}
     lines = [
@@ -85,6 +93,10 @@ def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) 
         value = getattr(config, field)
         text = toml_table(value) if key == "per-file-ignores" else toml_value(value)
         lines.append(f"{key} = {text}  # {origin(key, table, file, args)}")
+    if config.python is None:
+        lines.append("# python: not set (the environment is found; see below)")
+    else:
+        lines.append(f"python = {toml_value(config.python)}  # {origin('python', table, file, args)}")
     coverage_table = table.get("coverage", {}) if isinstance(table.get("coverage"), dict) else {}
     lines.append("")
     lines.append("[tool.dispatchguard.coverage]")
@@ -95,4 +107,44 @@ def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) 
             continue
         where = str(file) if _given(coverage_table, key) else "default"
         lines.append(f"{key} = {toml_value(value)}  # {where}")
+    return "\n".join(lines) + "\n"
+
+
+def detected(config: LintConfig, paths: list[str]) -> str:
+    """What the settings led to, as TOML comments."""
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.library import library_versions
+    from dispatchguard.lint.project import Project
+
+    files, _, _ = project_files(paths or ["."], config)
+    project = Project(config, files)
+    lines = ["", "# ---- detected (pin any of it in [tool.dispatchguard]) ----"]
+    environment = project.environment
+    if environment is None:
+        lines.append(f"# environment: {project.environment_reason}")
+    else:
+        lines.append(f"# environment: {environment.prefix} ({environment.reason}); pin it with python = ...")
+        lines.extend(f"#   import folder: {folder}" for folder in environment.import_dirs)
+        if not environment.distributions:
+            lines.append("#   tool libraries installed: none")
+        for dist in environment.distributions:
+            lines.append(
+                f"#   tool library: {dist.name} {dist.version} ({dist.reason}; imports {', '.join(dist.packages)})"
+            )
+    versions = ", ".join(f"{name} {' and '.join(v)}" for name, v in sorted(library_versions().items()))
+    lines.append(f"# bundled library table (for what the environment lacks): {versions}")
+    for folder, why in project.import_roots():
+        lines.append(f"# import root: {folder} ({why})")
+    tool_files = [
+        (f.relpath, pattern)
+        for f in files
+        if not f.relpath.startswith("/")
+        for pattern in [next((p for p in config.tool_modules if any_glob((p,), f.relpath)), None)]
+        if pattern is not None
+    ]
+    lines.append(f"# tool modules (DG102 allows instantiation there): {len(tool_files)} files match tool-modules")
+    for relpath, pattern in tool_files[:_SHOWN_FILES]:
+        lines.append(f"#   {relpath} (matches {pattern})")
+    if len(tool_files) > _SHOWN_FILES:
+        lines.append(f"#   ... and {len(tool_files) - _SHOWN_FILES} more")
     return "\n".join(lines) + "\n"

@@ -97,14 +97,18 @@ def _summary_shape(summary: Any) -> bool:
 class ResultCache:
     """One JSON file per configuration under ``<root>/.dispatchguard_cache/v<N>/``.
 
-    Entries are keyed by absolute path. ``words`` are the tool words of the run that wrote the
+    Entries are keyed by absolute path; the file also records the installed environment's stamp. ``words`` are the tool words of the run that wrote the
     cache: files recorded as not parsed named none of them. Writes go to a temporary file that is
     then renamed over the old one, so concurrent runs never see a partial file (the last writer
     wins); anything unreadable is ignored.
     """
 
-    def __init__(self, directory: Path, fingerprint: str) -> None:
+    def __init__(self, directory: Path, fingerprint: str, environment: list[Any] | None = None) -> None:
+        """``environment``: the stamp of the project's installed environment (see
+        :meth:`~dispatchguard.lint.environment.Environment.stamp`); a cache written under another
+        stamp (a package installed or removed since) is ignored."""
         self.file = directory / f"v{CACHE_VERSION}" / f"{__version__}-{fingerprint}.json"
+        self.environment = environment
         self.entries: dict[str, CacheEntry] = {}
         self.words: WordSet | None = None
         self.dirty = False
@@ -116,6 +120,8 @@ class ResultCache:
         except (OSError, ValueError, UnicodeDecodeError, RecursionError):
             return
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return
+        if data.get("environment") != self.environment:
             return
         if not isinstance(data.get("files"), dict):
             return
@@ -155,6 +161,7 @@ class ResultCache:
             blob = json.dumps(
                 {
                     "version": CACHE_VERSION,
+                    "environment": self.environment,
                     "words": sorted(words.words),
                     "joint": sorted(list(parts) for parts in words.joint),
                     "files": files,

@@ -128,6 +128,9 @@ class LintConfig:
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS
     force_exclude: bool = False
     respect_gitignore: bool = True
+    #: the project's environment: None finds it (VIRTUAL_ENV, .venv), False uses none, or a path
+    #: to an interpreter or environment folder (relative to the root)
+    python: str | bool | None = None
     coverage: CoverageConfig = CoverageConfig()
     config_file: Path | None = None
 
@@ -299,7 +302,7 @@ _BOOL_KEYS = {"strict": "strict", "force-exclude": "force_exclude", "respect-git
 _ADDITIVE = {"tool-bases", "tool-decorators", "tool-packages", "dispatchers"}
 _CODE_KEYS = {"select", "ignore", "extend-select"}
 SUBTABLES = frozenset({"coverage"})
-KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
+KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores", "python"})
 COVERAGE_KEYS = frozenset({"fail-under", "include", "data-file", "per-file", "branch"})
 
 
@@ -345,6 +348,8 @@ def _from_table(table: dict, file: Path, root: Path) -> LintConfig:
             values[_BOOL_KEYS[key]] = _bool(value, where)
         elif key == "per-file-ignores":
             values["per_file_ignores"] = _per_file_ignores(value, where)
+        elif key == "python":
+            values["python"] = _python(value, where, file.parent)
         else:
             items = _str_list(value, where)
             if key in _CODE_KEYS:
@@ -364,6 +369,25 @@ def _bool(value: object, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
     return value
+
+
+def _python(value: object, where: str, base: Path) -> str | bool:
+    """An interpreter or environment path (made absolute against the configuration's folder) that
+    names an environment, or ``false`` (no environment)."""
+    if value is False:
+        return False
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: expected the path of an interpreter or environment, or false, got {value!r}")
+    path = Path(os.path.expanduser(value.strip()))
+    python = (path if path.is_absolute() else base / path).as_posix()
+    # imported here: the environment module reads summaries, which this module must not import
+    from dispatchguard.lint.environment import environment_of
+
+    try:
+        environment_of(python, base)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return python
 
 
 def _str_list(value: object, where: str) -> tuple[str, ...]:

@@ -152,7 +152,7 @@ class _Run:
         self.project = project = Project(config, files)
         self.use_cache = use_cache
         directory = Path(cache_dir) if cache_dir else project.root / CACHE_DIRNAME
-        self.cache = ResultCache(directory, config.fingerprint())
+        self.cache = ResultCache(directory, config.fingerprint(), project.environment_stamp())
         if use_cache:
             self.cache.load()
         self.stats: dict[str, list[int] | None] = {}

@@ -30,6 +30,7 @@ from typing import Any
 
 from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
+from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import module_names, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
@@ -131,7 +132,8 @@ class Project:
             self._name(key, file, aliased)
         for alias, key in aliased.items():
             self.owners.setdefault(alias, key)  # a primary name wins over an alias
-        self.resolver = Resolver(config, self.owners, self)
+        self.environment, self.environment_reason = find_environment(self.root, config.python)
+        self.resolver = Resolver(config, self.owners, self, self.environment)
         self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
@@ -139,6 +141,10 @@ class Project:
         self.parsed = 0  # files parsed in this process
         self.walked = 0  # files walked by the rules in this process
         self.seeds = seed_words(config, self.owners)
+        if self.environment is not None:
+            # a file that imports an installed tool library may name its tools: it is a candidate
+            outside = {p for p in self.environment.word_packages if p not in self.owners}
+            self.seeds = WordSet(self.seeds.words | outside, self.seeds.joint)
 
     def _name(self, key: str, file: SourceFile, aliased: dict[str, str]) -> None:
         if file.relpath.startswith("/"):
@@ -168,6 +174,26 @@ class Project:
                 if name and name != primary and name not in extra:
                     extra.append(name)
         return primary, tuple(extra), is_package
+
+    def import_roots(self) -> list[tuple[str, str]]:
+        """The folders modules are named from, each with why (``--show-settings``)."""
+        relpaths = [f.relpath for f in self.files.values() if not f.relpath.startswith("/")]
+        roots = [(".", "the project root")]
+        for folder in ("src", "lib"):
+            if any(rel.startswith(folder + "/") for rel in relpaths):
+                roots.append((folder, f"modules under {folder}/ are also named without it (a {folder} layout)"))
+        scripts: dict[str, list[str]] = {}
+        for rel in relpaths:
+            folder, _, name = rel.rpartition("/")
+            if folder in self.script_dirs and name in SCRIPT_NAMES:
+                scripts.setdefault(folder, []).append(name)
+        for folder, names in sorted(scripts.items()):
+            roots.append((folder, f"holds {', '.join(sorted(names))}: Python puts a script's folder on sys.path"))
+        return roots
+
+    def environment_stamp(self) -> list[Any] | None:
+        """What the results depend on in the installed environment (None: no environment)."""
+        return self.environment.stamp() if self.environment is not None else None
 
     def register(self, file: SourceFile) -> None:
         """A file checked outside the project's file list (an editor's new buffer, stdin, an

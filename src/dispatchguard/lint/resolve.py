@@ -19,12 +19,15 @@ loads any module it needs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
+
+if TYPE_CHECKING:
+    from dispatchguard.lint.environment import Environment
 
 _PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
 _LIBRARY_PREFIXES = ("crewai", "langchain")  # the top-level packages the bundled table covers
@@ -68,11 +71,20 @@ def _split_names(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]
 
 
 class Resolver:
-    def __init__(self, config: LintConfig, names: Mapping[str, Any], source: ModuleSource) -> None:
-        """``names``: every module name of the project (primary names and aliases)."""
+    def __init__(
+        self,
+        config: LintConfig,
+        names: Mapping[str, Any],
+        source: ModuleSource,
+        environment: Environment | None = None,
+    ) -> None:
+        """``names``: every module name of the project (primary names and aliases);
+        ``environment``: the project's installed environment, whose tool libraries' sources answer
+        for names outside the project."""
         self.config = config
         self.names = names
         self.source = source
+        self.environment = environment
         self._memo: dict[str, str | None] = {}
         self._full_memo: dict[str, str | None] = {}
         self._stack: list[tuple[bool, str]] = []  # the questions under way
@@ -136,16 +148,29 @@ class Resolver:
         return qual in self._decorators or qual.rsplit(".", 1)[-1] in self._bare_decorators
 
     def external_kind(self, qual: str) -> str | None:
-        """A name outside the project: a configured base or decorator, what the bundled table of
-        the tool libraries says of it, or (a name the table does not know) a capitalised name of a
-        configured tool package."""
+        """A name outside the project: a configured base or decorator; what the sources of the
+        installed tool libraries say of it (a tool kind), or the bundled table of the tool libraries;
+        and, for a name neither knows, a capitalised name of a configured tool package (a guess
+        made only when no installed source has the name's module)."""
         if self.is_tool_base(qual):
             return CLASS
         if self.is_tool_decorator(qual):
             return DECORATOR
+        installed: str | None = None
+        read = False
+        environment = self.environment
+        if environment is not None and environment.covers(qual):
+            info, rest = environment.split(qual)
+            if info is not None:
+                read = True
+                installed = self._binding_kind(info, rest, qual, False, outside=True)
+                if installed is not None:
+                    return installed
         known = library_kind(qual) if qual.startswith(_LIBRARY_PREFIXES) else None
         if known is not None:
             return _LIBRARY_KINDS[known]
+        if read:
+            return None
         for package in self._packages:
             if qual.startswith(package + "."):
                 last = qual.rsplit(".", 1)[-1]
@@ -189,18 +214,26 @@ class Resolver:
             return self.external_kind(qual)
         if not rest:
             return None
-        head, tail = rest[0], rest[1:]
         if info is NOT_CANDIDATE:
-            return self.external_kind(qual) if tail else None
+            return self.external_kind(qual) if len(rest) > 1 else None
         assert isinstance(info, ModuleInfo)
+        return self._binding_kind(info, rest, qual, full, outside=False)
+
+    def _binding_kind(self, info: ModuleInfo, rest: list[str], qual: str, full: bool, *, outside: bool) -> str | None:
+        """The kind of ``rest`` in module ``info``: what it imports or defines under that name. A
+        module of an installed library (``outside``) is read like the project's, but its classes are
+        never PLAIN_CLASS (a library class may be text) and an attribute of its bindings is unknown."""
+        if not rest:
+            return None
+        head, tail = rest[0], rest[1:]
         found: list[str | None] = []
         target = info.imports.get(head)
         if target is not None:
             found.append(self._kind(".".join([self.absolute(info, target), *tail]), full))
         if not tail:
             for desc in info.defs.get(head, ()):
-                found.append(self.desc_kind(info, desc, full))
-        else:
+                found.append(self.desc_kind(info, desc, full and not outside))
+        elif not outside:
             found.append(self.external_kind(qual))
         return _best(found)
 

@@ -89,7 +89,7 @@ def editor_project(config: LintConfig) -> Project:
     if project is None:
         files, _, _ = project_files([config.root], config)
         project = Project(config, files)
-        cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint())
+        cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint(), project.environment_stamp())
         cache.load()
         _WORDS[key] = cache.words or project.seeds
         for file_key, entry in cache.entries.items():

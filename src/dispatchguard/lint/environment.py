@@ -1,0 +1,354 @@
+"""The project's installed Python environment: its libraries' sources, read and never imported.
+
+**Which environment** (the first that applies; the order of ty and pyright):
+
+1. the ``python`` setting (``[tool.dispatchguard] python = ".venv"`` or ``--python``): an
+   interpreter (``.venv/bin/python``) or an environment folder; ``python = false`` turns the
+   environment off (the bundled table of :mod:`dispatchguard.lint.library` alone is used);
+2. ``VIRTUAL_ENV``, the environment an activated shell names;
+3. a ``.venv`` or ``venv`` folder at the project root holding a ``pyvenv.cfg``.
+
+Nothing is run to find it: an interpreter's environment is the folder above its ``bin``
+(``Scripts`` on Windows), and its import folders are that environment's ``site-packages`` (or
+Debian's ``dist-packages``), the base interpreter's ones when ``pyvenv.cfg`` says
+``include-system-site-packages = true``, and the folders the ``.pth`` files there name (editable
+installs). Import hooks (``__editable___*_finder.py``) and compiled modules are not followed.
+
+**Which packages are read.** Only *tool libraries*: the public tool libraries themselves (crewai,
+crewai-tools, langchain, langchain-core, langchain-community) and every installed distribution
+that requires one of them unconditionally (``Requires-Dist`` without an ``extra`` marker), such as
+langchain-tavily or a team's own tool package. Their top-level import names are tool words (see
+:mod:`dispatchguard.lint.project`): a file that imports one of them is read, so the word closure
+stays exact; the frameworks' own names are not (:data:`FRAMEWORKS`: their tools are the configured
+bases and decorators and the bundled table's names, which are words already; a tool class that only
+a newer framework release than the table's defines is found where a file names a word). A module of such a package is summarised with the project's own indexer when a
+question reaches it (:class:`Environment.module`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dispatchguard.lint.config import ConfigError
+from dispatchguard.lint.index import summarise
+from dispatchguard.lint.parsing import parse_bytes
+from dispatchguard.lint.resolve import ModuleInfo
+
+#: The public tool libraries (normalised distribution names, PEP 503).
+TOOL_LIBRARIES = frozenset({"crewai", "crewai-tools", "langchain", "langchain-core", "langchain-community"})
+#: The frameworks themselves: their tool names are the configured bases and decorators and the
+#: bundled table's, so importing them does not make a file a candidate (most files of an app do).
+FRAMEWORKS = frozenset({"crewai", "langchain", "langchain-core"})
+ENVIRONMENT_FOLDERS = (".venv", "venv")
+_VERSION_DIR = re.compile(r"python(\d+)\.(\d+)t?$")
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_MAX_PTH_LINES = 200
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An installed tool library: its name, version and top-level import names."""
+
+    name: str
+    version: str
+    packages: tuple[str, ...]
+    reason: str  # why it counts: "a tool library" or "requires <name>"
+
+
+@dataclass
+class Environment:
+    """An installed environment, found by :func:`find_environment`."""
+
+    prefix: Path
+    reason: str  # why this environment: which setting, variable or folder named it
+    import_dirs: tuple[Path, ...]
+    distributions: tuple[Distribution, ...]
+    _modules: dict[str, ModuleInfo | None] = field(default_factory=dict, repr=False)
+    _paths: dict[str, tuple[Path, bool] | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def packages(self) -> frozenset[str]:
+        """The top-level import names of the tool libraries."""
+        return frozenset(p for d in self.distributions for p in d.packages)
+
+    @property
+    def word_packages(self) -> frozenset[str]:
+        """The top-level import names that make a file naming them a candidate: every tool
+        library's but the frameworks' (see :data:`FRAMEWORKS`)."""
+        return frozenset(p for d in self.distributions if d.name not in FRAMEWORKS for p in d.packages)
+
+    def stamp(self) -> list[object]:
+        """What changes when a package is installed or removed (the cache compares it)."""
+        stamps: list[object] = [self.prefix.as_posix()]
+        for directory in self.import_dirs:
+            try:
+                stamps.append([directory.as_posix(), directory.stat().st_mtime_ns])
+            except OSError:
+                stamps.append([directory.as_posix(), None])
+        return stamps
+
+    def covers(self, qual: str) -> bool:
+        """Whether a qualified name belongs to one of the environment's tool libraries."""
+        return qual.partition(".")[0] in self.packages
+
+    def locate(self, name: str) -> tuple[Path, bool] | None:
+        """The file of module ``name`` (``.py``, a package's ``__init__.py``, or a namespace
+        package's folder) and whether it is a package; None when no import folder has it."""
+        if name in self._paths:
+            return self._paths[name]
+        found: tuple[Path, bool] | None = None
+        parts = name.split(".")
+        for directory in self.import_dirs:
+            base = directory.joinpath(*parts)
+            if (base / "__init__.py").is_file():
+                found = (base / "__init__.py", True)
+            elif base.with_name(parts[-1] + ".py").is_file():
+                found = (base.with_name(parts[-1] + ".py"), False)
+            elif base.is_dir() and len(parts) > 1:
+                found = (base, True)  # a namespace package: it binds nothing itself
+            if found is not None:
+                break
+        self._paths[name] = found
+        return found
+
+    def module(self, name: str) -> ModuleInfo | None:
+        """The summary of a module of a tool library, made with the project's indexer (once)."""
+        if name in self._modules:
+            return self._modules[name]
+        info: ModuleInfo | None = None
+        if self.covers(name):
+            located = self.locate(name)
+            if located is not None:
+                path, is_package = located
+                summary: dict = {"imports": {}, "defs": {}}
+                if path.suffix == ".py":
+                    try:
+                        tree, _ = parse_bytes(path.read_bytes())
+                    except OSError:
+                        tree = None
+                    if tree is not None:
+                        summary = summarise(tree)
+                info = ModuleInfo(name, is_package, summary)
+        self._modules[name] = info
+        return info
+
+    def split(self, qual: str) -> tuple[ModuleInfo | None, list[str]]:
+        """The longest module prefix of ``qual`` in the environment and the remaining parts."""
+        parts = qual.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            info = self.module(".".join(parts[:cut]))
+            if info is not None:
+                return info, parts[cut:]
+        return None, parts
+
+
+# --------------------------------------------------------------------------------------------
+# finding it
+
+
+def find_environment(
+    root: Path, python: str | bool | None, environ: Mapping[str, str] | None = None
+) -> tuple[Environment | None, str]:
+    """The environment of the project at ``root`` (see the module's docstring), or None, and why.
+
+    Raises :class:`~dispatchguard.lint.config.ConfigError` when the ``python`` setting names
+    something that is not an environment (a user's explicit choice is never ignored silently)."""
+    if python is False:
+        return None, "turned off (`python = false`)"
+    env = os.environ if environ is None else environ
+    root = root.absolute()
+    if isinstance(python, str):
+        found = environment_of(python, root)
+        return found, found.reason
+    virtual_env = env.get("VIRTUAL_ENV")
+    if virtual_env:
+        found = _environment(Path(virtual_env), f"VIRTUAL_ENV={virtual_env}")
+        if found is not None:
+            return found, found.reason
+    for name in ENVIRONMENT_FOLDERS:
+        candidate = root / name
+        if (candidate / "pyvenv.cfg").is_file():
+            found = _environment(candidate, f"{name}/pyvenv.cfg at the project root")
+            if found is not None:
+                return found, found.reason
+    looked = "VIRTUAL_ENV " + (f"({virtual_env}) has no site-packages" if virtual_env else "is not set")
+    return None, f"none found ({looked}; no .venv or venv with a pyvenv.cfg at {root})"
+
+
+def environment_of(python: str, root: Path) -> Environment:
+    """The environment a ``python`` setting names (an interpreter or an environment folder,
+    relative to ``root``); :class:`~dispatchguard.lint.config.ConfigError` when it names none."""
+    given = Path(os.path.expanduser(python))
+    if not given.is_absolute():
+        given = root / given
+    if not given.exists():
+        raise ConfigError(f"python = {python!r}: {given} does not exist")
+    prefix = given if given.is_dir() else _prefix_of_interpreter(given)
+    found = _environment(prefix, f"the `python` setting ({python})")
+    if found is None:
+        raise ConfigError(f"python = {python!r}: no site-packages folder under {prefix}")
+    return found
+
+
+def _prefix_of_interpreter(interpreter: Path) -> Path:
+    folder = interpreter.parent
+    return folder.parent if folder.name in ("bin", "Scripts") else folder
+
+
+def _environment(prefix: Path, reason: str) -> Environment | None:
+    config = _pyvenv_cfg(prefix)
+    version = config.get("version_info") or config.get("version") or ""
+    site_dirs = _site_dirs(prefix, version)
+    if config.get("include-system-site-packages", "").lower() == "true" and config.get("home"):
+        site_dirs += _site_dirs(_prefix_of_interpreter(Path(config["home"]) / "python"), version)
+    if not site_dirs:
+        return None
+    import_dirs = list(site_dirs)
+    for site in site_dirs:
+        for extra in _pth_dirs(site):
+            if extra not in import_dirs:
+                import_dirs.append(extra)
+    return Environment(prefix, reason, tuple(import_dirs), tuple(_tool_distributions(site_dirs)))
+
+
+def _pyvenv_cfg(prefix: Path) -> dict[str, str]:
+    try:
+        text = (prefix / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip().lower()] = value.strip()
+    return values
+
+
+def _site_dirs(prefix: Path, version: str) -> list[Path]:
+    """``site-packages`` (and Debian's ``dist-packages``) of an environment: the folder of its own
+    Python version when ``pyvenv.cfg`` names one, else of every version, newest first."""
+    found: list[Path] = []
+    windows = prefix / "Lib" / "site-packages"
+    if windows.is_dir():
+        found.append(windows)
+    wanted = ".".join(version.split(".")[:2])
+    for lib in (prefix / "lib", prefix / "lib64", prefix / "local" / "lib"):
+        try:
+            entries = list(os.scandir(lib))
+        except OSError:
+            continue
+        versions = []
+        for entry in entries:
+            match = _VERSION_DIR.match(entry.name)
+            if match and entry.is_dir():
+                versions.append(((int(match[1]), int(match[2])), entry.path))
+        versions.sort(reverse=True)
+        chosen = [path for v, path in versions if f"{v[0]}.{v[1]}" == wanted] or [path for _, path in versions]
+        for path in chosen:
+            for leaf in ("site-packages", "dist-packages"):
+                candidate = Path(path) / leaf
+                if candidate.is_dir() and not any(_same(candidate, f) for f in found):
+                    found.append(candidate)
+    return found
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)  # lib64 is often a link to lib
+    except OSError:
+        return False
+
+
+def _pth_dirs(site: Path) -> Iterator[Path]:
+    """The folders ``.pth`` files add to ``sys.path`` (lines that are paths, not ``import`` lines)."""
+    try:
+        names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
+    except OSError:
+        return
+    for name in names:
+        try:
+            lines = (site / name).read_text(encoding="utf-8", errors="replace").splitlines()[:_MAX_PTH_LINES]
+        except OSError:
+            continue
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith(("#", "import ", "import\t")):
+                continue
+            path = Path(line) if os.path.isabs(line) else site / line
+            if path.is_dir():
+                yield path
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _tool_distributions(site_dirs: list[Path]) -> Iterator[Distribution]:
+    seen: set[str] = set()
+    for site in site_dirs:
+        try:
+            entries = sorted(n for n in os.listdir(site) if n.endswith(".dist-info"))
+        except OSError:
+            continue
+        for entry in entries:
+            raw_name, _, version = entry[: -len(".dist-info")].partition("-")
+            name = _normalise(raw_name)
+            if name in seen:
+                continue
+            meta = site / entry
+            if name in TOOL_LIBRARIES:
+                reason = "a tool library"
+            else:
+                required = _required_tool_library(meta / "METADATA")
+                if required is None:
+                    continue
+                reason = f"requires {required}"
+            seen.add(name)
+            packages = _top_level_names(meta, site)
+            if packages:
+                yield Distribution(name, version, packages, reason)
+
+
+def _required_tool_library(metadata: Path) -> str | None:
+    """The first tool library a distribution's METADATA requires without an ``extra`` marker."""
+    try:
+        with open(metadata, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    headers = data.split(b"\n\n", 1)[0]
+    if b"crewai" not in headers and b"langchain" not in headers:  # most distributions: no parse
+        return None
+    for line in headers.decode("utf-8", "replace").splitlines():
+        if line.startswith("Requires-Dist:"):
+            requirement, _, marker = line[len("Requires-Dist:") :].partition(";")
+            match = _REQUIREMENT_NAME.match(requirement)
+            if match and "extra" not in marker and _normalise(match[1]) in TOOL_LIBRARIES:
+                return _normalise(match[1])
+    return None
+
+
+def _top_level_names(meta: Path, site: Path) -> tuple[str, ...]:
+    """A distribution's top-level import names: ``top_level.txt``, else its ``RECORD``'s first
+    path parts that are packages or modules."""
+    names: set[str] = set()
+    try:
+        names.update(line.strip() for line in (meta / "top_level.txt").read_text().splitlines() if line.strip())
+    except OSError:
+        try:
+            with open(meta / "RECORD", encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    first = line.split(",", 1)[0].split("/", 1)
+                    head = first[0]
+                    if len(first) == 1:
+                        if head.endswith(".py"):
+                            names.add(head[:-3])
+                    elif not head.endswith((".dist-info", ".data")) and head not in ("..", "__pycache__"):
+                        names.add(head)
+        except OSError:
+            return ()
+    return tuple(sorted(n for n in names if n.isidentifier() and ((site / n).is_dir() or (site / f"{n}.py").is_file())))
