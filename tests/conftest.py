@@ -21,6 +21,10 @@ settings.register_profile(
 settings.register_profile("thorough", parent=settings.get_profile("default"), max_examples=2000)
 settings.load_profile(os.environ.get("DG_HYPOTHESIS_PROFILE", "default"))
 
+# The checker reads the tool libraries of the environment VIRTUAL_ENV names: an activated shell
+# must not change what the tests see (tests that want an environment name one).
+os.environ.pop("VIRTUAL_ENV", None)
+
 
 @pytest.fixture(scope="session")
 def _http_server():

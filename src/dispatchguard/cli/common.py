@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -147,7 +148,7 @@ def effective_config(args: argparse.Namespace) -> Any:
     if getattr(args, "python", None):
         from dispatchguard.lint.environment import environment_of
 
-        python = Path(args.python).absolute().as_posix()
+        python = Path(os.path.abspath(args.python)).as_posix()
         try:
             environment_of(python, config.root)
         except lint.ConfigError as exc:

@@ -97,10 +97,10 @@ def _summary_shape(summary: Any) -> bool:
 class ResultCache:
     """One JSON file per configuration under ``<root>/.dispatchguard_cache/v<N>/``.
 
-    Entries are keyed by absolute path; the file also records the installed environment's stamp. ``words`` are the tool words of the run that wrote the
-    cache: files recorded as not parsed named none of them. Writes go to a temporary file that is
-    then renamed over the old one, so concurrent runs never see a partial file (the last writer
-    wins); anything unreadable is ignored.
+    Entries are keyed by absolute path. The file also records the installed environment's stamp
+    and the tool words of the run that wrote it: files recorded as not parsed named none of them.
+    Writes go to a temporary file that is then renamed over the old one, so concurrent runs never
+    see a partial file (the last writer wins); anything unreadable is ignored.
     """
 
     def __init__(self, directory: Path, fingerprint: str, environment: list[Any] | None = None) -> None:

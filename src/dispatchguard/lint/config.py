@@ -379,7 +379,7 @@ def _python(value: object, where: str, base: Path) -> str | bool:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: expected the path of an interpreter or environment, or false, got {value!r}")
     path = Path(os.path.expanduser(value.strip()))
-    python = (path if path.is_absolute() else base / path).as_posix()
+    python = Path(os.path.normpath(path if path.is_absolute() else base / path)).as_posix()
     # imported here: the environment module reads summaries, which this module must not import
     from dispatchguard.lint.environment import environment_of
 

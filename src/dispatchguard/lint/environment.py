@@ -17,12 +17,14 @@ installs). Import hooks (``__editable___*_finder.py``) and compiled modules are 
 **Which packages are read.** Only *tool libraries*: the public tool libraries themselves (crewai,
 crewai-tools, langchain, langchain-core, langchain-community) and every installed distribution
 that requires one of them unconditionally (``Requires-Dist`` without an ``extra`` marker), such as
-langchain-tavily or a team's own tool package. Their top-level import names are tool words (see
-:mod:`dispatchguard.lint.project`): a file that imports one of them is read, so the word closure
-stays exact; the frameworks' own names are not (:data:`FRAMEWORKS`: their tools are the configured
-bases and decorators and the bundled table's names, which are words already; a tool class that only
-a newer framework release than the table's defines is found where a file names a word). A module of such a package is summarised with the project's own indexer when a
-question reaches it (:class:`Environment.module`).
+langchain-tavily or a team's own tool package. A module of such a package is summarised with the
+project's own indexer when a question reaches it (:meth:`Environment.module`).
+
+Their top-level import names are tool words (see :mod:`dispatchguard.lint.project`): a file that
+imports one of them is read, so the word closure stays exact. The frameworks' own names are not
+(:data:`FRAMEWORKS`): most files of an app import them, and their tools are the configured bases
+and decorators and the bundled table's names, which are words already. A tool class that only a
+framework release newer than the table defines is found where a file names a word.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class Environment:
     reason: str  # why this environment: which setting, variable or folder named it
     import_dirs: tuple[Path, ...]
     distributions: tuple[Distribution, ...]
+    stamp_then: list[object] = field(default_factory=list, repr=False)
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict, repr=False)
     _paths: dict[str, tuple[Path, bool] | None] = field(default_factory=dict, repr=False)
 
@@ -199,7 +202,24 @@ def _prefix_of_interpreter(interpreter: Path) -> Path:
     return folder.parent if folder.name in ("bin", "Scripts") else folder
 
 
+_FOUND: dict[tuple[str, str], Environment] = {}
+
+
 def _environment(prefix: Path, reason: str) -> Environment | None:
+    """The environment at ``prefix``; the one found before while its stamp holds (a language
+    server or a test session asks many times, and keeps the summaries it read)."""
+    key = (prefix.as_posix(), reason)
+    known = _FOUND.get(key)
+    if known is not None and known.stamp() == known.stamp_then:
+        return known
+    found = _read_environment(prefix, reason)
+    if found is not None:
+        found.stamp_then = found.stamp()
+        _FOUND[key] = found
+    return found
+
+
+def _read_environment(prefix: Path, reason: str) -> Environment | None:
     config = _pyvenv_cfg(prefix)
     version = config.get("version_info") or config.get("version") or ""
     site_dirs = _site_dirs(prefix, version)
@@ -264,23 +284,28 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def _pth_dirs(site: Path) -> Iterator[Path]:
-    """The folders ``.pth`` files add to ``sys.path`` (lines that are paths, not ``import`` lines)."""
+    """The folders the ``.pth`` files of a site folder add to ``sys.path``."""
     try:
         names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
     except OSError:
         return
     for name in names:
-        try:
-            lines = (site / name).read_text(encoding="utf-8", errors="replace").splitlines()[:_MAX_PTH_LINES]
-        except OSError:
+        yield from _pth_file_dirs(site, name)
+
+
+def _pth_file_dirs(site: Path, name: str) -> Iterator[Path]:
+    """The folders one ``.pth`` file names (its lines that are paths, not ``import`` lines)."""
+    try:
+        lines = (site / name).read_text(encoding="utf-8", errors="replace").splitlines()[:_MAX_PTH_LINES]
+    except OSError:
+        return
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith(("#", "import ", "import\t")):
             continue
-        for line in lines:
-            line = line.strip()
-            if not line or line.startswith(("#", "import ", "import\t")):
-                continue
-            path = Path(line) if os.path.isabs(line) else site / line
-            if path.is_dir():
-                yield path
+        path = Path(line) if os.path.isabs(line) else site / line
+        if path.is_dir():
+            yield path
 
 
 def _normalise(name: str) -> str:
@@ -334,8 +359,10 @@ def _required_tool_library(metadata: Path) -> str | None:
 
 def _top_level_names(meta: Path, site: Path) -> tuple[str, ...]:
     """A distribution's top-level import names: ``top_level.txt``, else its ``RECORD``'s first
-    path parts that are packages or modules."""
+    path parts that are packages or modules, and, for an editable install, the packages and
+    modules of the folders its ``.pth`` file names."""
     names: set[str] = set()
+    folders: list[Path] = [site]
     try:
         names.update(line.strip() for line in (meta / "top_level.txt").read_text().splitlines() if line.strip())
     except OSError:
@@ -347,8 +374,26 @@ def _top_level_names(meta: Path, site: Path) -> tuple[str, ...]:
                     if len(first) == 1:
                         if head.endswith(".py"):
                             names.add(head[:-3])
+                        elif head.endswith(".pth"):
+                            folders.extend(_pth_file_dirs(site, head))
                     elif not head.endswith((".dist-info", ".data")) and head not in ("..", "__pycache__"):
                         names.add(head)
         except OSError:
             return ()
-    return tuple(sorted(n for n in names if n.isidentifier() and ((site / n).is_dir() or (site / f"{n}.py").is_file())))
+    for folder in folders[1:]:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".py"):
+                names.add(entry.name[:-3])
+            elif entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                names.add(entry.name)
+    return tuple(
+        sorted(
+            n
+            for n in names
+            if n.isidentifier() and any((f / n).is_dir() or (f / f"{n}.py").is_file() for f in folders)
+        )
+    )

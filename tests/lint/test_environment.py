@@ -1,0 +1,280 @@
+"""Names resolved into the project's installed environment: a real distribution built and installed
+by pip into a real virtual environment, found the ways a user's environment is found."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.lint import check_paths
+from dispatchguard.lint.config import ConfigError, load_config
+
+PACKAGE = {
+    "pyproject.toml": """
+        [build-system]
+        requires = ["hatchling"]
+        build-backend = "hatchling.build"
+
+        [project]
+        name = "team-tools"
+        version = "0.3.1"
+        dependencies = ["langchain-core>=0.3"]
+
+        [tool.hatch.build.targets.wheel]
+        packages = ["teamtools"]
+        dev-mode-dirs = ["."]
+    """,
+    "teamtools/__init__.py": """
+        from .client import Client
+        from .search import SearchTool
+    """,
+    "teamtools/search.py": """
+        from langchain_core.tools import BaseTool
+
+
+        class _Base(BaseTool):
+            pass
+
+
+        class SearchTool(_Base):
+            name: str = "search"
+            description: str = "Search the team's wiki."
+
+            def _run(self, query: str) -> str:
+                return query
+    """,
+    "teamtools/client.py": """
+        class Client:
+            def run(self, query):
+                return query
+    """,
+}
+APP = """
+    from teamtools import Client, SearchTool
+
+    tool = SearchTool()
+    client = Client()
+    print(client.run("x"))
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+def _pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True, capture_output=True, timeout=300)
+
+
+def _venv(path: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    return path
+
+
+def _install(venv: Path, wheel: Path) -> None:
+    _pip("--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index", str(wheel))
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """team-tools built for real: a regular wheel (by pip) and an editable one (by hatchling)."""
+    if os.name == "nt":  # pragma: no cover
+        pytest.skip("the venv layout below is POSIX")
+    base = tmp_path_factory.mktemp("team-tools")
+    source = _write(base / "src", PACKAGE)
+    _pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(base / "wheel"), str(source))
+    editable = base / "editable"
+    subprocess.run(
+        [sys.executable, "-c", f"import hatchling.build as b; b.build_editable({str(editable)!r})"],
+        cwd=source,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    (wheel,) = (base / "wheel").glob("*.whl")
+    (editable_wheel,) = editable.glob("*.whl")
+    return {"wheel": wheel, "editable": editable_wheel, "source": source}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Path:
+    venv = _venv(tmp_path_factory.mktemp("env") / "venv")
+    _install(venv, wheels["wheel"])
+    return venv
+
+
+def _project(root: Path, table: str = "") -> Path:
+    files = {"app.py": APP}
+    if table:
+        files["pyproject.toml"] = f"[tool.dispatchguard]\n{table}\n"
+    _write(root, files)
+    (root / ".git").mkdir(exist_ok=True)
+    return root
+
+
+def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | (env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "check", "--no-cache", *args],
+        cwd=root,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _found(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line.split(" ", 2)[0] + " " + line.split(" ", 2)[1] for line in done.stdout.splitlines() if ": DG" in line]
+
+
+# ------------------------------------------------------------------ how the environment is found
+
+
+def test_the_python_setting_names_the_environment(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app", f'python = "{installed}"')
+    done = _run(root)
+    assert _found(done) == ["app.py:3:8: DG102"], done.stdout + done.stderr
+    assert "`SearchTool`" in done.stdout
+    # Client is a plain class of the installed package: no finding, and no guess from its spelling
+
+
+def test_the_python_setting_may_name_the_interpreter_relative_to_the_config(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app")
+    link = root / "env"
+    link.symlink_to(installed)
+    (root / "pyproject.toml").write_text('[tool.dispatchguard]\npython = "env/bin/python"\n', encoding="utf-8")
+    assert _found(_run(root)) == ["app.py:3:8: DG102"]
+
+
+def test_virtual_env_names_the_environment(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app")
+    assert _found(_run(root)) == []  # no environment: team-tools is unknown
+    assert _found(_run(root, env={"VIRTUAL_ENV": str(installed)})) == ["app.py:3:8: DG102"]
+
+
+def test_a_dot_venv_at_the_root_is_the_environment(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app")
+    (root / ".venv").symlink_to(installed)
+    assert _found(_run(root)) == ["app.py:3:8: DG102"]
+    off = _project(tmp_path / "off", "python = false")
+    (off / ".venv").symlink_to(installed)
+    assert _found(_run(off)) == []
+
+
+def test_the_command_line_overrides_the_setting(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app", "python = false")
+    assert _found(_run(root, "--python", str(installed / "bin" / "python"))) == ["app.py:3:8: DG102"]
+
+
+def test_an_editable_install_is_read_from_the_folder_its_pth_file_names(
+    tmp_path: Path, wheels: dict[str, Path]
+) -> None:
+    venv = _venv(tmp_path / "venv")
+    _install(venv, wheels["editable"])
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    assert not (site / "teamtools").exists() and list(site.glob("*.pth"))  # only a .pth: really editable
+    root = _project(tmp_path / "app", f'python = "{venv}"')
+    assert _found(_run(root)) == ["app.py:3:8: DG102"]
+
+
+# ------------------------------------------------------------------ what the sources decide
+
+
+def test_sources_replace_the_spelling_guess_of_a_tool_package(tmp_path: Path, installed: Path) -> None:
+    guessed = _project(tmp_path / "guess", 'tool-packages = ["teamtools"]\npython = false')
+    # without the sources, a capitalised name of a configured tool package is taken for a tool,
+    # and calling its method for a direct tool call
+    assert _found(_run(guessed)) == ["app.py:3:8: DG102", "app.py:4:10: DG102", "app.py:5:7: DG101"]
+    read = _project(tmp_path / "read", f'tool-packages = ["teamtools"]\npython = "{installed}"')
+    assert _found(_run(read)) == ["app.py:3:8: DG102"]
+
+
+def test_the_real_frameworks_of_this_environment_are_read(tmp_path: Path) -> None:
+    """The test session's own environment has the real crewai and langchain-core installed."""
+    root = _project(tmp_path / "app", f'python = "{sys.prefix}"')
+    (root / "app.py").write_text(
+        "from crewai.tools.agent_tools.delegate_work_tool import DelegateWorkTool\n\n"
+        "tool = DelegateWorkTool(agents=[])\n",
+        encoding="utf-8",
+    )
+    done = _run(root)
+    assert _found(done) == ["app.py:3:8: DG102"], done.stdout + done.stderr
+    shown = _run(root, "--show-settings").stdout
+    import crewai
+
+    assert f"#   tool library: crewai {crewai.__version__} (a tool library; imports crewai)" in shown
+
+
+# ------------------------------------------------------------------ the cache and bad input
+
+
+def test_installing_a_package_invalidates_cached_results(tmp_path: Path, wheels: dict[str, Path]) -> None:
+    venv = _venv(tmp_path / "venv")
+    root = _project(tmp_path / "app", f'python = "{venv}"')
+    config = load_config([root])
+    assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
+    _install(venv, wheels["wheel"])
+    assert [f.code for f in check_paths([root], config, jobs=1).findings] == ["DG102"]
+    shutil.rmtree(next((venv / "lib").glob("python3.*/site-packages")) / "teamtools")
+    for info in (venv / "lib").glob("python3.*/site-packages/team_tools-*.dist-info"):
+        shutil.rmtree(info)
+    assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"missing/bin/python"', "missing/bin/python does not exist"),
+        ('"."', "no site-packages folder under"),
+        ("3", "expected the path of an interpreter or environment, or false, got 3"),
+    ],
+)
+def test_a_python_setting_that_names_no_environment_is_exit_2(tmp_path: Path, value: str, message: str) -> None:
+    root = _project(tmp_path / "app", f"python = {value}")
+    done = _run(root)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dispatchguard: error: {root / 'pyproject.toml'}: key 'tool.dispatchguard.python': ")
+    assert message in line
+    with pytest.raises(ConfigError, match="key 'tool.dispatchguard.python'"):
+        load_config([root])
+
+
+def test_a_missing_command_line_environment_is_exit_2(tmp_path: Path) -> None:
+    root = _project(tmp_path / "app")
+    done = _run(root, "--python", str(tmp_path / "nope" / "bin" / "python"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("dispatchguard: error: --python: python = ")
+    assert "does not exist" in done.stderr
+
+
+def test_show_settings_says_which_environment_and_why(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app")
+    shown = _run(root, "--show-settings", env={"VIRTUAL_ENV": str(installed)}).stdout.splitlines()
+    assert f"# environment: {installed} (VIRTUAL_ENV={installed}); pin it with python = ..." in shown
+    assert "#   tool library: team-tools 0.3.1 (requires langchain-core; imports teamtools)" in shown
+    assert "# python: not set (the environment is found; see below)" in shown
+    assert any(line.startswith("# bundled library table (for what the environment lacks): crewai ") for line in shown)
+    none = _run(root, "--show-settings").stdout.splitlines()
+    assert any(line.startswith("# environment: none found (VIRTUAL_ENV is not set; no .venv or venv") for line in none)
+
+
+def test_without_an_environment_the_bundled_table_answers(tmp_path: Path) -> None:
+    root = _project(tmp_path / "app", "python = false")
+    (root / "app.py").write_text("from crewai_tools import SerperDevTool, MCPServerAdapter\n\nSerperDevTool()\n"
+                                 "MCPServerAdapter({})\n", encoding="utf-8")  # fmt: skip
+    config = load_config([root])
+    assert config.python is False
+    assert [(f.line, f.code) for f in check_paths([root], config, jobs=1).findings] == [(3, "DG102")]
