@@ -201,20 +201,36 @@ def test_sources_replace_the_spelling_guess_of_a_tool_package(tmp_path: Path, in
     assert _found(_run(read)) == ["app.py:3:8: DG102"]
 
 
-def test_the_real_frameworks_of_this_environment_are_read(tmp_path: Path) -> None:
-    """The test session's own environment has the real crewai and langchain-core installed."""
-    root = _project(tmp_path / "app", f'python = "{sys.prefix}"')
-    (root / "app.py").write_text(
-        "from crewai.tools.agent_tools.delegate_work_tool import DelegateWorkTool\n\n"
-        "tool = DelegateWorkTool(agents=[])\n",
-        encoding="utf-8",
-    )
-    done = _run(root)
-    assert _found(done) == ["app.py:3:8: DG102"], done.stdout + done.stderr
-    shown = _run(root, "--show-settings").stdout
-    import crewai
+TAVILY_APP = """
+    from langchain_tavily import TavilySearch
+    from langchain_tavily._utilities import TavilySearchAPIWrapper
 
-    assert f"#   tool library: crewai {crewai.__version__} (a tool library; imports crewai)" in shown
+    search = TavilySearch(max_results=3)
+    wrapper = TavilySearchAPIWrapper()
+"""
+
+
+def test_a_real_tool_library_the_table_does_not_cover_is_read(tmp_path: Path) -> None:
+    """The test session's own environment has the real langchain-tavily (a test extra, which requires
+    langchain-core) next to the real crewai and langchain-core. The bundled table knows nothing of it."""
+    import crewai
+    import langchain_core
+
+    read = _project(tmp_path / "read", f'python = "{sys.prefix}"')
+    _write(read, {"app.py": TAVILY_APP})
+    done = _run(read)
+    assert _found(done) == ["app.py:4:10: DG102"], done.stdout + done.stderr
+    assert "`TavilySearch`" in done.stdout  # the API wrapper (a pydantic model) is no tool
+    guessed = _project(tmp_path / "guess", 'python = false\ntool-packages = ["langchain_tavily"]')
+    _write(guessed, {"app.py": TAVILY_APP})
+    assert _found(_run(guessed)) == ["app.py:4:10: DG102", "app.py:5:11: DG102"]  # the spelling guess
+    shown = _run(read, "--show-settings").stdout.splitlines()
+    tavily = next(line for line in shown if line.startswith("#   tool library: langchain-tavily "))
+    assert tavily.endswith("imports langchain_tavily; its sources are read)") and "(requires langchain" in tavily
+    table = "the bundled table's release: the table answers"
+    assert f"#   tool library: crewai {crewai.__version__} (a tool library; imports crewai; {table})" in shown
+    core = f"#   tool library: langchain-core {langchain_core.__version__} (a tool library; imports langchain_core;"
+    assert any(line.startswith(core) for line in shown)
 
 
 # ------------------------------------------------------------------ the cache and bad input
@@ -248,7 +264,7 @@ def test_a_python_setting_that_names_no_environment_is_exit_2(tmp_path: Path, va
     [line] = done.stderr.splitlines()
     assert line.startswith(f"dispatchguard: error: {root / 'pyproject.toml'}: key 'tool.dispatchguard.python': ")
     assert message in line
-    with pytest.raises(ConfigError, match="key 'tool.dispatchguard.python'"):
+    with pytest.raises(ConfigError, match=r"key 'tool\.dispatchguard\.python'"):
         load_config([root])
 
 
@@ -264,7 +280,8 @@ def test_show_settings_says_which_environment_and_why(tmp_path: Path, installed:
     root = _project(tmp_path / "app")
     shown = _run(root, "--show-settings", env={"VIRTUAL_ENV": str(installed)}).stdout.splitlines()
     assert f"# environment: {installed} (VIRTUAL_ENV={installed}); pin it with python = ..." in shown
-    assert "#   tool library: team-tools 0.3.1 (requires langchain-core; imports teamtools)" in shown
+    team = "#   tool library: team-tools 0.3.1 (requires langchain-core; imports teamtools; its sources are read)"
+    assert team in shown
     assert "# python: not set (the environment is found; see below)" in shown
     assert any(line.startswith("# bundled library table (for what the environment lacks): crewai ") for line in shown)
     none = _run(root, "--show-settings").stdout.splitlines()

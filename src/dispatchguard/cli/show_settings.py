@@ -128,8 +128,10 @@ def detected(config: LintConfig, paths: list[str]) -> str:
         if not environment.distributions:
             lines.append("#   tool libraries installed: none")
         for dist in environment.distributions:
+            source = "the bundled table's release: the table answers" if dist.in_table else "its sources are read"
             lines.append(
-                f"#   tool library: {dist.name} {dist.version} ({dist.reason}; imports {', '.join(dist.packages)})"
+                f"#   tool library: {dist.name} {dist.version} ({dist.reason}; imports {', '.join(dist.packages)};"
+                f" {source})"
             )
     versions = ", ".join(f"{name} {' and '.join(v)}" for name, v in sorted(library_versions().items()))
     lines.append(f"# bundled library table (for what the environment lacks): {versions}")

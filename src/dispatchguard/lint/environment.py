@@ -21,10 +21,9 @@ langchain-tavily or a team's own tool package. A module of such a package is sum
 project's own indexer when a question reaches it (:meth:`Environment.module`).
 
 Their top-level import names are tool words (see :mod:`dispatchguard.lint.project`): a file that
-imports one of them is read, so the word closure stays exact. The frameworks' own names are not
-(:data:`FRAMEWORKS`): most files of an app import them, and their tools are the configured bases
-and decorators and the bundled table's names, which are words already. A tool class that only a
-framework release newer than the table defines is found where a file names a word.
+imports one of them is read, so the word closure stays exact. A library installed at a release the
+bundled table was generated from is not read (the table is its exact answer): its names are words
+already (configured packages, or the joint words of the configured bases and decorators).
 """
 
 from __future__ import annotations
@@ -37,14 +36,12 @@ from pathlib import Path
 
 from dispatchguard.lint.config import ConfigError
 from dispatchguard.lint.index import summarise
+from dispatchguard.lint.library import library_versions
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo
 
 #: The public tool libraries (normalised distribution names, PEP 503).
 TOOL_LIBRARIES = frozenset({"crewai", "crewai-tools", "langchain", "langchain-core", "langchain-community"})
-#: The frameworks themselves: their tool names are the configured bases and decorators and the
-#: bundled table's, so importing them does not make a file a candidate (most files of an app do).
-FRAMEWORKS = frozenset({"crewai", "langchain", "langchain-core"})
 ENVIRONMENT_FOLDERS = (".venv", "venv")
 _VERSION_DIR = re.compile(r"python(\d+)\.(\d+)t?$")
 _REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -59,6 +56,11 @@ class Distribution:
     version: str
     packages: tuple[str, ...]
     reason: str  # why it counts: "a tool library" or "requires <name>"
+
+    @property
+    def in_table(self) -> bool:
+        """Whether the bundled table was generated from this very release."""
+        return self.version in library_versions().get(self.name, ())
 
 
 @dataclass
@@ -75,14 +77,10 @@ class Environment:
 
     @property
     def packages(self) -> frozenset[str]:
-        """The top-level import names of the tool libraries."""
-        return frozenset(p for d in self.distributions for p in d.packages)
-
-    @property
-    def word_packages(self) -> frozenset[str]:
-        """The top-level import names that make a file naming them a candidate: every tool
-        library's but the frameworks' (see :data:`FRAMEWORKS`)."""
-        return frozenset(p for d in self.distributions if d.name not in FRAMEWORKS for p in d.packages)
+        """The top-level import names of the tool libraries whose sources are read: all but those
+        installed at a version the bundled table was generated from (the table is their exact
+        answer, and reading them would only cost time)."""
+        return frozenset(p for d in self.distributions if not d.in_table for p in d.packages)
 
     def stamp(self) -> list[object]:
         """What changes when a package is installed or removed (the cache compares it)."""
