@@ -21,9 +21,10 @@ langchain-tavily or a team's own tool package. A module of such a package is sum
 project's own indexer when a question reaches it (:meth:`Environment.module`).
 
 Their top-level import names are tool words (see :mod:`dispatchguard.lint.project`): a file that
-imports one of them is read, so the word closure stays exact. A library installed at a release the
-bundled table was generated from is not read (the table is its exact answer): its names are words
-already (configured packages, or the joint words of the configured bases and decorators).
+imports one of them is read, so the word closure stays exact. Two exceptions: a library installed
+at a release the bundled table was generated from is not read at all (the table is its exact
+answer), and the frameworks' names are not words (:data:`FRAMEWORKS`): a tool class that only a
+framework release newer than the table defines is found in the files that name another tool word.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ from dispatchguard.lint.resolve import ModuleInfo
 
 #: The public tool libraries (normalised distribution names, PEP 503).
 TOOL_LIBRARIES = frozenset({"crewai", "crewai-tools", "langchain", "langchain-core", "langchain-community"})
+#: The frameworks: most files of an app or library import them, so their names are not tool words
+#: (measured on langchain-community 0.4.2 with langchain-core 1.7.2 installed: reading every file
+#: that imports langchain_core doubled the run's CPU for the same findings). Their tools are the
+#: configured bases and decorators and the bundled table's names, which are words already.
+FRAMEWORKS = frozenset({"crewai", "langchain", "langchain-core"})
 ENVIRONMENT_FOLDERS = (".venv", "venv")
 _VERSION_DIR = re.compile(r"python(\d+)\.(\d+)t?$")
 _REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -81,6 +87,14 @@ class Environment:
         installed at a version the bundled table was generated from (the table is their exact
         answer, and reading them would only cost time)."""
         return frozenset(p for d in self.distributions if not d.in_table for p in d.packages)
+
+    @property
+    def word_packages(self) -> frozenset[str]:
+        """The top-level import names that are tool words: those of the libraries that are read,
+        but the frameworks' (:data:`FRAMEWORKS`)."""
+        return frozenset(
+            p for d in self.distributions if not d.in_table and d.name not in FRAMEWORKS for p in d.packages
+        )
 
     def stamp(self) -> list[object]:
         """What changes when a package is installed or removed (the cache compares it)."""

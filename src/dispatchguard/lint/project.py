@@ -143,7 +143,7 @@ class Project:
         self.seeds = seed_words(config, self.owners)
         if self.environment is not None:
             # a file that imports an installed tool library may name its tools: it is a candidate
-            outside = {p for p in self.environment.packages if p not in self.owners}
+            outside = {p for p in self.environment.word_packages if p not in self.owners}
             self.seeds = WordSet(self.seeds.words | outside, self.seeds.joint)
 
     def _name(self, key: str, file: SourceFile, aliased: dict[str, str]) -> None:
