@@ -86,6 +86,9 @@ TREE_NAMES = ("stdlib", "langchain-community", "crewai-tools")
 FLOOR = "floor (read + ast.parse)"
 J1 = "check -j1 --no-cache"
 JDEFAULT = "check --no-cache (default -j)"
+# the same run reading this interpreter's environment (real crewai, langchain-core, langchain,
+# langgraph, langchain-tavily: the libraries at another release than the bundled table's are read)
+J1_ENV = "check -j1 --no-cache --python (env)"
 FLAKE8_F = "flake8 --select F (stdin)"
 FLAKE8_DG = "flake8 --select DG (stdin, cold)"
 WARM = "check warm (CLI, cache primed)"
@@ -362,6 +365,7 @@ def cold_jobs(tree: Tree) -> list[Job]:
         Job(FLOOR, floor),
         Job(J1, dispatchguard("-j1", "--no-cache")),
         Job(JDEFAULT, dispatchguard("--no-cache")),
+        Job(J1_ENV, dispatchguard("-j1", "--no-cache", "--python", sys.prefix)),
     ]
     if tree.stdin_file is not None:
         stdin = tree.root / tree.stdin_file
@@ -411,6 +415,7 @@ class Target:
 
 TARGETS = (
     Target("cold -j1 CPU / floor CPU", J1, FLOOR, "cpu", 1.0, ("stdlib", "langchain-community"), goal=0.7),
+    Target("cold -j1 CPU with the environment / without", J1_ENV, J1, "cpu", 1.25),
     Target("default -j wall / floor wall", JDEFAULT, FLOOR, "wall", 0.8, ("langchain-community",)),
     Target("flake8 DG stdin CPU / flake8 F CPU", FLAKE8_DG, FLAKE8_F, "cpu", 2.0, ("langchain-community",)),
     Target("warm CLI CPU / ruff warm CPU", WARM, RUFF_WARM, "cpu", 1.0),
@@ -535,6 +540,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # the trees are checked as checked-out projects without an environment (J1_ENV names one)
+    os.environ.pop("VIRTUAL_ENV", None)
     recorded = load_recorded()
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"lint_speed: {os.cpu_count()} cores (load average {load}), Python {platform.python_version()}, "

@@ -295,3 +295,26 @@ def test_without_an_environment_the_bundled_table_answers(tmp_path: Path) -> Non
     config = load_config([root])
     assert config.python is False
     assert [(f.line, f.code) for f in check_paths([root], config, jobs=1).findings] == [(3, "DG102")]
+
+
+def test_flake8_and_stdin_read_the_same_environment(tmp_path: Path, installed: Path) -> None:
+    root = _project(tmp_path / "app", f'python = "{installed}"')
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "DG", "app.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert [line.split(" ", 2)[:2] for line in flake8.stdout.splitlines()] == [["app.py:3:8:", "DG102"]]
+    stdin = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "check", "--stdin-filename", "app.py", "-"],
+        cwd=root,
+        input=(root / "app.py").read_text(encoding="utf-8"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert _found(stdin) == ["app.py:3:8: DG102"]
