@@ -181,3 +181,116 @@ def serve():
         server.should_exit = True
         thread.join(timeout=5)
         sock.close()
+
+
+# ------------------------------------------------------------------ a real installed tool library
+
+TEAM_TOOLS = {
+    "pyproject.toml": """
+        [build-system]
+        requires = ["hatchling"]
+        build-backend = "hatchling.build"
+
+        [project]
+        name = "team-tools"
+        version = "0.3.1"
+        dependencies = ["langchain-core>=0.3"]
+
+        [tool.hatch.build.targets.wheel]
+        packages = ["teamtools"]
+        dev-mode-dirs = ["."]
+    """,
+    "teamtools/__init__.py": """
+        from .client import Client
+        from .search import SearchTool
+    """,
+    "teamtools/search.py": """
+        from langchain_core.tools import BaseTool
+
+
+        class _Base(BaseTool):
+            pass
+
+
+        class SearchTool(_Base):
+            name: str = "search"
+            description: str = "Search the team's wiki."
+
+            def _run(self, query: str) -> str:
+                return query
+    """,
+    "teamtools/client.py": """
+        class Client:
+            def run(self, query):
+                return query
+    """,
+}
+
+
+def _write_files(root, files: dict[str, str]):
+    """Write dedented ``{relpath: text}`` under ``root``; returns ``root``."""
+    import textwrap
+
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
+
+
+class TeamTools:
+    """``team-tools``, a small tool library requiring langchain-core, built for real: a wheel built
+    by pip and an editable wheel built by hatchling, installed by pip into real virtual
+    environments (the checker reads installed environments' sources)."""
+
+    def __init__(self, base) -> None:
+        import subprocess
+        import sys
+
+        self.source = _write_files(base / "src", TEAM_TOOLS)
+        wheels = str(base / "wheel")
+        self._pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, str(self.source))
+        subprocess.run(
+            [sys.executable, "-c", f"import hatchling.build as b; b.build_editable({str(base / 'editable')!r})"],
+            cwd=self.source,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        (self.wheel,) = (base / "wheel").glob("*.whl")
+        (self.editable,) = (base / "editable").glob("*.whl")
+
+    @staticmethod
+    def _pip(*args: str) -> None:
+        import subprocess
+        import sys
+
+        subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True, capture_output=True, timeout=300)
+
+    @staticmethod
+    def venv(path):
+        """An empty virtual environment at ``path``."""
+        import subprocess
+        import sys
+
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+        return path
+
+    def install(self, venv, *, editable: bool = False) -> None:
+        wheel = self.editable if editable else self.wheel
+        self._pip("--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index", str(wheel))
+
+
+@pytest.fixture(scope="session")
+def team_tools(tmp_path_factory) -> TeamTools:
+    if os.name == "nt":  # pragma: no cover
+        pytest.skip("the virtual environments below have the POSIX layout")
+    return TeamTools(tmp_path_factory.mktemp("team-tools"))
+
+
+@pytest.fixture(scope="session")
+def team_tools_env(tmp_path_factory, team_tools: TeamTools):
+    """A virtual environment with team-tools installed."""
+    venv = team_tools.venv(tmp_path_factory.mktemp("team-tools-env") / "venv")
+    team_tools.install(venv)
+    return venv

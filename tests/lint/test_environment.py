@@ -9,52 +9,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dispatchguard.lint import check_paths
 from dispatchguard.lint.config import ConfigError, load_config
 
-PACKAGE = {
-    "pyproject.toml": """
-        [build-system]
-        requires = ["hatchling"]
-        build-backend = "hatchling.build"
-
-        [project]
-        name = "team-tools"
-        version = "0.3.1"
-        dependencies = ["langchain-core>=0.3"]
-
-        [tool.hatch.build.targets.wheel]
-        packages = ["teamtools"]
-        dev-mode-dirs = ["."]
-    """,
-    "teamtools/__init__.py": """
-        from .client import Client
-        from .search import SearchTool
-    """,
-    "teamtools/search.py": """
-        from langchain_core.tools import BaseTool
-
-
-        class _Base(BaseTool):
-            pass
-
-
-        class SearchTool(_Base):
-            name: str = "search"
-            description: str = "Search the team's wiki."
-
-            def _run(self, query: str) -> str:
-                return query
-    """,
-    "teamtools/client.py": """
-        class Client:
-            def run(self, query):
-                return query
-    """,
-}
 APP = """
     from teamtools import Client, SearchTool
 
@@ -64,60 +25,11 @@ APP = """
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return root
-
-
-def _pip(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True, capture_output=True, timeout=300)
-
-
-def _venv(path: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
-    return path
-
-
-def _install(venv: Path, wheel: Path) -> None:
-    _pip("--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index", str(wheel))
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """team-tools built for real: a regular wheel (by pip) and an editable one (by hatchling)."""
-    if os.name == "nt":  # pragma: no cover
-        pytest.skip("the venv layout below is POSIX")
-    base = tmp_path_factory.mktemp("team-tools")
-    source = _write(base / "src", PACKAGE)
-    _pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(base / "wheel"), str(source))
-    editable = base / "editable"
-    subprocess.run(
-        [sys.executable, "-c", f"import hatchling.build as b; b.build_editable({str(editable)!r})"],
-        cwd=source,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    (wheel,) = (base / "wheel").glob("*.whl")
-    (editable_wheel,) = editable.glob("*.whl")
-    return {"wheel": wheel, "editable": editable_wheel, "source": source}
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Path:
-    venv = _venv(tmp_path_factory.mktemp("env") / "venv")
-    _install(venv, wheels["wheel"])
-    return venv
-
-
-def _project(root: Path, table: str = "") -> Path:
-    files = {"app.py": APP}
+def _project(root: Path, table: str = "", app: str = APP) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "app.py").write_text(textwrap.dedent(app).lstrip(), encoding="utf-8")
     if table:
-        files["pyproject.toml"] = f"[tool.dispatchguard]\n{table}\n"
-    _write(root, files)
+        (root / "pyproject.toml").write_text(f"[tool.dispatchguard]\n{table}\n", encoding="utf-8")
     (root / ".git").mkdir(exist_ok=True)
     return root
 
@@ -142,47 +54,47 @@ def _found(done: subprocess.CompletedProcess[str]) -> list[str]:
 # ------------------------------------------------------------------ how the environment is found
 
 
-def test_the_python_setting_names_the_environment(tmp_path: Path, installed: Path) -> None:
-    root = _project(tmp_path / "app", f'python = "{installed}"')
+def test_the_python_setting_names_the_environment(tmp_path: Path, team_tools_env: Path) -> None:
+    root = _project(tmp_path / "app", f'python = "{team_tools_env}"')
     done = _run(root)
     assert _found(done) == ["app.py:3:8: DG102"], done.stdout + done.stderr
     assert "`SearchTool`" in done.stdout
     # Client is a plain class of the installed package: no finding, and no guess from its spelling
 
 
-def test_the_python_setting_may_name_the_interpreter_relative_to_the_config(tmp_path: Path, installed: Path) -> None:
+def test_the_python_setting_may_name_an_interpreter_relative_to_config(tmp_path: Path, team_tools_env: Path) -> None:
     root = _project(tmp_path / "app")
     link = root / "env"
-    link.symlink_to(installed)
+    link.symlink_to(team_tools_env)
     (root / "pyproject.toml").write_text('[tool.dispatchguard]\npython = "env/bin/python"\n', encoding="utf-8")
     assert _found(_run(root)) == ["app.py:3:8: DG102"]
 
 
-def test_virtual_env_names_the_environment(tmp_path: Path, installed: Path) -> None:
+def test_virtual_env_names_the_environment(tmp_path: Path, team_tools_env: Path) -> None:
     root = _project(tmp_path / "app")
     assert _found(_run(root)) == []  # no environment: team-tools is unknown
-    assert _found(_run(root, env={"VIRTUAL_ENV": str(installed)})) == ["app.py:3:8: DG102"]
+    assert _found(_run(root, env={"VIRTUAL_ENV": str(team_tools_env)})) == ["app.py:3:8: DG102"]
 
 
-def test_a_dot_venv_at_the_root_is_the_environment(tmp_path: Path, installed: Path) -> None:
+def test_a_dot_venv_at_the_root_is_the_environment(tmp_path: Path, team_tools_env: Path) -> None:
     root = _project(tmp_path / "app")
-    (root / ".venv").symlink_to(installed)
+    (root / ".venv").symlink_to(team_tools_env)
     assert _found(_run(root)) == ["app.py:3:8: DG102"]
     off = _project(tmp_path / "off", "python = false")
-    (off / ".venv").symlink_to(installed)
+    (off / ".venv").symlink_to(team_tools_env)
     assert _found(_run(off)) == []
 
 
-def test_the_command_line_overrides_the_setting(tmp_path: Path, installed: Path) -> None:
+def test_the_command_line_overrides_the_setting(tmp_path: Path, team_tools_env: Path) -> None:
     root = _project(tmp_path / "app", "python = false")
-    assert _found(_run(root, "--python", str(installed / "bin" / "python"))) == ["app.py:3:8: DG102"]
+    assert _found(_run(root, "--python", str(team_tools_env / "bin" / "python"))) == ["app.py:3:8: DG102"]
 
 
 def test_an_editable_install_is_read_from_the_folder_its_pth_file_names(
-    tmp_path: Path, wheels: dict[str, Path]
+    tmp_path: Path, team_tools: Any
 ) -> None:
-    venv = _venv(tmp_path / "venv")
-    _install(venv, wheels["editable"])
+    venv = team_tools.venv(tmp_path / "venv")
+    team_tools.install(venv, editable=True)
     site = next((venv / "lib").glob("python3.*/site-packages"))
     assert not (site / "teamtools").exists() and list(site.glob("*.pth"))  # only a .pth: really editable
     root = _project(tmp_path / "app", f'python = "{venv}"')
@@ -192,12 +104,12 @@ def test_an_editable_install_is_read_from_the_folder_its_pth_file_names(
 # ------------------------------------------------------------------ what the sources decide
 
 
-def test_sources_replace_the_spelling_guess_of_a_tool_package(tmp_path: Path, installed: Path) -> None:
+def test_sources_replace_the_spelling_guess_of_a_tool_package(tmp_path: Path, team_tools_env: Path) -> None:
     guessed = _project(tmp_path / "guess", 'tool-packages = ["teamtools"]\npython = false')
     # without the sources, a capitalised name of a configured tool package is taken for a tool,
     # and calling its method for a direct tool call
     assert _found(_run(guessed)) == ["app.py:3:8: DG102", "app.py:4:10: DG102", "app.py:5:7: DG101"]
-    read = _project(tmp_path / "read", f'tool-packages = ["teamtools"]\npython = "{installed}"')
+    read = _project(tmp_path / "read", f'tool-packages = ["teamtools"]\npython = "{team_tools_env}"')
     assert _found(_run(read)) == ["app.py:3:8: DG102"]
 
 
@@ -216,13 +128,11 @@ def test_a_real_tool_library_the_table_does_not_cover_is_read(tmp_path: Path) ->
     import crewai
     import langchain_core
 
-    read = _project(tmp_path / "read", f'python = "{sys.prefix}"')
-    _write(read, {"app.py": TAVILY_APP})
+    read = _project(tmp_path / "read", f'python = "{sys.prefix}"', TAVILY_APP)
     done = _run(read)
     assert _found(done) == ["app.py:4:10: DG102"], done.stdout + done.stderr
     assert "`TavilySearch`" in done.stdout  # the API wrapper (a pydantic model) is no tool
-    guessed = _project(tmp_path / "guess", 'python = false\ntool-packages = ["langchain_tavily"]')
-    _write(guessed, {"app.py": TAVILY_APP})
+    guessed = _project(tmp_path / "guess", 'python = false\ntool-packages = ["langchain_tavily"]', TAVILY_APP)
     assert _found(_run(guessed)) == ["app.py:4:10: DG102", "app.py:5:11: DG102"]  # the spelling guess
     shown = _run(read, "--show-settings").stdout.splitlines()
     tavily = next(line for line in shown if line.startswith("#   tool library: langchain-tavily "))
@@ -236,12 +146,12 @@ def test_a_real_tool_library_the_table_does_not_cover_is_read(tmp_path: Path) ->
 # ------------------------------------------------------------------ the cache and bad input
 
 
-def test_installing_a_package_invalidates_cached_results(tmp_path: Path, wheels: dict[str, Path]) -> None:
-    venv = _venv(tmp_path / "venv")
+def test_installing_a_package_invalidates_cached_results(tmp_path: Path, team_tools: Any) -> None:
+    venv = team_tools.venv(tmp_path / "venv")
     root = _project(tmp_path / "app", f'python = "{venv}"')
     config = load_config([root])
     assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
-    _install(venv, wheels["wheel"])
+    team_tools.install(venv)
     assert [f.code for f in check_paths([root], config, jobs=1).findings] == ["DG102"]
     shutil.rmtree(next((venv / "lib").glob("python3.*/site-packages")) / "teamtools")
     for info in (venv / "lib").glob("python3.*/site-packages/team_tools-*.dist-info"):
@@ -276,10 +186,10 @@ def test_a_missing_command_line_environment_is_exit_2(tmp_path: Path) -> None:
     assert "does not exist" in done.stderr
 
 
-def test_show_settings_says_which_environment_and_why(tmp_path: Path, installed: Path) -> None:
+def test_show_settings_says_which_environment_and_why(tmp_path: Path, team_tools_env: Path) -> None:
     root = _project(tmp_path / "app")
-    shown = _run(root, "--show-settings", env={"VIRTUAL_ENV": str(installed)}).stdout.splitlines()
-    assert f"# environment: {installed} (VIRTUAL_ENV={installed}); pin it with python = ..." in shown
+    shown = _run(root, "--show-settings", env={"VIRTUAL_ENV": str(team_tools_env)}).stdout.splitlines()
+    assert f"# environment: {team_tools_env} (VIRTUAL_ENV={team_tools_env}); pin it with python = ..." in shown
     team = "#   tool library: team-tools 0.3.1 (requires langchain-core; imports teamtools; its sources are read)"
     assert team in shown
     assert "# python: not set (the environment is found; see below)" in shown
@@ -297,8 +207,8 @@ def test_without_an_environment_the_bundled_table_answers(tmp_path: Path) -> Non
     assert [(f.line, f.code) for f in check_paths([root], config, jobs=1).findings] == [(3, "DG102")]
 
 
-def test_flake8_and_stdin_read_the_same_environment(tmp_path: Path, installed: Path) -> None:
-    root = _project(tmp_path / "app", f'python = "{installed}"')
+def test_flake8_and_stdin_read_the_same_environment(tmp_path: Path, team_tools_env: Path) -> None:
+    root = _project(tmp_path / "app", f'python = "{team_tools_env}"')
     flake8 = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "DG", "app.py"],
         cwd=root,
@@ -318,3 +228,17 @@ def test_flake8_and_stdin_read_the_same_environment(tmp_path: Path, installed: P
         check=False,
     )
     assert _found(stdin) == ["app.py:3:8: DG102"]
+
+
+def test_under_pre_commit_the_checkers_own_environment_is_not_the_projects(
+    tmp_path: Path, team_tools_env: Path
+) -> None:
+    """pre-commit runs a hook with VIRTUAL_ENV naming the hook's environment (the checker's own)."""
+    root = _project(tmp_path / "app")
+    (root / ".venv").symlink_to(team_tools_env)
+    hook = {"PRE_COMMIT": "1", "VIRTUAL_ENV": sys.prefix}
+    assert _found(_run(root, env=hook)) == ["app.py:3:8: DG102"]
+    shown = _run(root, "--show-settings", env=hook).stdout
+    assert f"# environment: {root / '.venv'} (.venv/pyvenv.cfg at the project root)" in shown
+    # outside pre-commit, an activated environment wins over the .venv folder
+    assert _found(_run(root, env={"VIRTUAL_ENV": sys.prefix})) == []

@@ -163,3 +163,18 @@ def test_check_hook_sees_stubs_and_honours_exclude(hook_repo, tmp_path, pre_comm
     git(repo, "add", "-A")
     proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
     assert proc.returncode == 0, output(proc)
+
+
+def test_check_hook_reads_the_projects_dot_venv_not_its_own(hook_repo, pre_commit, tmp_path, team_tools_env):
+    """pre-commit sets VIRTUAL_ENV to the hook's own environment; the project's tool libraries are
+    in its .venv (here with team-tools installed), which the hook must read instead."""
+    repo = tmp_path / "app"
+    repo.mkdir()
+    (repo / "app.py").write_text("from teamtools import SearchTool\n\nsearch = SearchTool()\n", encoding="utf-8")
+    (repo / ".venv").symlink_to(team_tools_env)
+    (repo / ".gitignore").write_text(".venv\n", encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert proc.returncode == 1, output(proc)
+    assert "app.py:3:10: DG102 tool class `SearchTool`" in output(proc)

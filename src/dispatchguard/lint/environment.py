@@ -5,7 +5,8 @@
 1. the ``python`` setting (``[tool.dispatchguard] python = ".venv"`` or ``--python``): an
    interpreter (``.venv/bin/python``) or an environment folder; ``python = false`` turns the
    environment off (the bundled table of :mod:`dispatchguard.lint.library` alone is used);
-2. ``VIRTUAL_ENV``, the environment an activated shell names;
+2. ``VIRTUAL_ENV``, the environment an activated shell names (but not under pre-commit when it
+   names the checker's own environment: pre-commit sets it to the hook's environment);
 3. a ``.venv`` or ``venv`` folder at the project root holding a ``pyvenv.cfg``.
 
 Nothing is run to find it: an interpreter's environment is the folder above its ``bin``
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,6 +182,9 @@ def find_environment(
         found = environment_of(python, root)
         return found, found.reason
     virtual_env = env.get("VIRTUAL_ENV")
+    if virtual_env and env.get("PRE_COMMIT") == "1" and _same(Path(virtual_env), Path(sys.prefix)):
+        # pre-commit names its own hook environment, where the checker runs, not the project's
+        virtual_env = None
     if virtual_env:
         found = _environment(Path(virtual_env), f"VIRTUAL_ENV={virtual_env}")
         if found is not None:
