@@ -242,3 +242,18 @@ def test_under_pre_commit_the_checkers_own_environment_is_not_the_projects(
     assert f"# environment: {root / '.venv'} (.venv/pyvenv.cfg at the project root)" in shown
     # outside pre-commit, an activated environment wins over the .venv folder
     assert _found(_run(root, env={"VIRTUAL_ENV": sys.prefix})) == []
+
+
+def test_cached_library_summaries_are_reread_when_the_library_file_changes(
+    tmp_path: Path, team_tools: Any
+) -> None:
+    venv = team_tools.venv(tmp_path / "venv")
+    team_tools.install(venv)
+    root = _project(tmp_path / "app", f'python = "{venv}"')
+    config = load_config([root])
+    assert [f.code for f in check_paths([root], config, jobs=1).findings] == ["DG102"]
+    search = next((venv / "lib").glob("python3.*/site-packages/teamtools/search.py"))
+    search.write_text("class SearchTool:\n    pass\n", encoding="utf-8")  # no longer a tool
+    app = root / "app.py"
+    app.write_text(app.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the project changed too
+    assert [f.code for f in check_paths([root], config, jobs=1).findings] == []

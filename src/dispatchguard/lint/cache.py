@@ -109,6 +109,8 @@ class ResultCache:
         stamp (a package installed or removed since) is ignored."""
         self.file = directory / f"v{CACHE_VERSION}" / f"{__version__}-{fingerprint}.json"
         self.environment = environment
+        #: summaries of the environment's library files: path -> [mtime_ns, size, summary]
+        self.library: dict[str, list] = {}
         self.entries: dict[str, CacheEntry] = {}
         self.words: WordSet | None = None
         self.dirty = False
@@ -128,6 +130,13 @@ class ResultCache:
         words, joint = data.get("words"), data.get("joint")
         if _strings(words) and isinstance(joint, list) and all(_strings(parts) for parts in joint):
             self.words = WordSet(words, (tuple(parts) for parts in joint))
+        library = data.get("library")
+        if isinstance(library, dict):
+            self.library = {
+                path: item
+                for path, item in library.items()
+                if isinstance(item, list) and len(item) == 3 and _summary_shape(item[2])
+            }
         for key, raw in data["files"].items():
             entry = CacheEntry.from_json(raw)
             if entry is not None:
@@ -140,13 +149,17 @@ class ResultCache:
         self.entries[key] = entry
         self.dirty = True
 
-    def save(self, keep: Iterable[str], words: WordSet) -> None:
-        """Write the cache (``keep``: the files of the project; entries of other files are dropped)."""
+    def save(self, keep: Iterable[str], words: WordSet, library: dict[str, list] | None = None) -> None:
+        """Write the cache (``keep``: the files of the project; entries of other files are dropped;
+        ``library``: the environment's library summaries known now)."""
         wanted = set(keep)
         stale = [key for key in self.entries if key not in wanted]
         for key in stale:
             del self.entries[key]
-        if not (self.dirty or stale or words != self.words):
+        grown = library is not None and len(library) != len(self.library)
+        if grown:
+            self.library = dict(library or {})
+        if not (self.dirty or stale or grown or words != self.words):
             return
         directory = self.file.parent
         try:
@@ -165,6 +178,7 @@ class ResultCache:
                     "words": sorted(words.words),
                     "joint": sorted(list(parts) for parts in words.joint),
                     "files": files,
+                    "library": self.library,
                 },
                 separators=(",", ":"),
             )

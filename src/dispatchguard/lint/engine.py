@@ -155,6 +155,8 @@ class _Run:
         self.cache = ResultCache(directory, config.fingerprint(), project.environment_stamp())
         if use_cache:
             self.cache.load()
+            if project.environment is not None:
+                project.environment.summaries.update(self.cache.library)
         self.stats: dict[str, list[int] | None] = {}
         # key -> (calls ._run, readable, may name a DG code in a noqa comment), from the scan
         self.quick: dict[str, tuple[bool, bool, bool]] = {}
@@ -189,7 +191,8 @@ class _Run:
             self.tick()
         if self.use_cache:
             self.remember(words)
-            cache.save(keep=project.files, words=words)
+            environment = project.environment
+            cache.save(keep=project.files, words=words, library=environment.summaries if environment else None)
         return self.report()
 
     def unchanged(self) -> bool:

@@ -40,7 +40,7 @@ from pathlib import Path
 from dispatchguard.lint.config import ConfigError
 from dispatchguard.lint.index import summarise
 from dispatchguard.lint.library import library_versions
-from dispatchguard.lint.parsing import parse_bytes
+from dispatchguard.lint.parsing import file_stat, parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo
 
 #: The public tool libraries (normalised distribution names, PEP 503).
@@ -80,6 +80,8 @@ class Environment:
     import_dirs: tuple[Path, ...]
     distributions: tuple[Distribution, ...]
     stamp_then: list[object] = field(default_factory=list, repr=False)
+    #: summaries of library files by path: ``[mtime_ns, size, summary]`` (from a cache, or read)
+    summaries: dict[str, list] = field(default_factory=dict, repr=False)
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict, repr=False)
     _paths: dict[str, tuple[Path, bool] | None] = field(default_factory=dict, repr=False)
 
@@ -143,15 +145,33 @@ class Environment:
                 path, is_package = located
                 summary: dict = {"imports": {}, "defs": {}}
                 if path.suffix == ".py":
-                    try:
-                        tree, _ = parse_bytes(path.read_bytes())
-                    except OSError:
-                        tree = None
-                    if tree is not None:
-                        summary = summarise(tree)
+                    summary = self._summary(path)
                 info = ModuleInfo(name, is_package, summary)
         self._modules[name] = info
         return info
+
+    def forget_modules(self) -> None:
+        """Drop the modules found and summarised so far (the summaries by stat stay)."""
+        self._modules.clear()
+        self._paths.clear()
+
+    def _summary(self, path: Path) -> dict:
+        """A library file's summary: the one known for its stat, else read with the indexer."""
+        key = path.as_posix()
+        stat = file_stat(path)
+        known = self.summaries.get(key)
+        if stat is not None and known is not None and known[:2] == stat:
+            return known[2]
+        summary: dict = {"imports": {}, "defs": {}}
+        try:
+            tree, _ = parse_bytes(path.read_bytes())
+        except OSError:
+            tree = None
+        if tree is not None:
+            summary = summarise(tree)
+        if stat is not None:
+            self.summaries[key] = [*stat, summary]
+        return summary
 
     def split(self, qual: str) -> tuple[ModuleInfo | None, list[str]]:
         """The longest module prefix of ``qual`` in the environment and the remaining parts."""
@@ -228,6 +248,7 @@ def _environment(prefix: Path, reason: str) -> Environment | None:
     key = (prefix.as_posix(), reason)
     known = _FOUND.get(key)
     if known is not None and known.stamp() == known.stamp_then:
+        known.forget_modules()  # a new project: its library files are stat'ed again when read
         return known
     found = _read_environment(prefix, reason)
     if found is not None:

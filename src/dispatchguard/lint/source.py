@@ -91,6 +91,8 @@ def editor_project(config: LintConfig) -> Project:
         project = Project(config, files)
         cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint(), project.environment_stamp())
         cache.load()
+        if project.environment is not None:
+            project.environment.summaries.update(cache.library)
         _WORDS[key] = cache.words or project.seeds
         for file_key, entry in cache.entries.items():
             file = project.files.get(file_key)
