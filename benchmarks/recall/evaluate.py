@@ -27,7 +27,8 @@ left out). A ``pypi:<name>==<version> (sdist)`` tree is downloaded and unpacked 
 ``benchmarks/lint_speed.py`` does it (its Python files only). A missing tree is skipped with a message.
 
 The whole-tree sample: ``--sample N`` draws N findings on *unlabelled* lines (default configuration,
-all trees, seeded with ``--seed``) and prints each with its source line; ``sample_verdicts.toml``
+all trees; the N with the smallest hash of ``--seed`` and the finding, so that a finding keeps its
+draw when the checker's other findings change) and prints each with its source line; ``sample_verdicts.toml``
 records a reader's verdict for each (``ok`` or ``false-alarm`` and a reason), and the run prints the
 false alarms among the reviewed findings of the sample.
 
@@ -42,9 +43,9 @@ Usage (with the project's venv)::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -218,9 +219,11 @@ def finding_id(item: tuple[str, str, int, str]) -> str:
     return f"{directory}/{path}:{line}:{rule}"
 
 
-def sample(unlabelled: list, size: int, seed: int) -> None:
-    """Print a seeded sample of unlabelled findings with their source lines, and the reviewed figure."""
-    chosen = random.Random(seed).sample(sorted(unlabelled), min(size, len(unlabelled)))
+def sample(unlabelled: list, size: int, seed: int, labelled: dict) -> None:
+    """Print a seeded sample of unlabelled findings with their source lines, and the whole-tree figure."""
+    # the N findings with the smallest seeded hash: a finding keeps its draw when the others change, so
+    # verdicts recorded for one checker still cover most of the sample of the next
+    chosen = sorted(unlabelled, key=lambda item: hashlib.sha256(f"{seed}:{finding_id(item)}".encode()).digest())[:size]
     verdicts = tomllib.loads(VERDICTS.read_text()).get("finding", {}) if VERDICTS.exists() else {}
     reviewed = false_alarms = 0
     print(f"sample of {len(chosen)} of {len(unlabelled)} unlabelled findings (seed {seed}):")
@@ -234,6 +237,16 @@ def sample(unlabelled: list, size: int, seed: int) -> None:
             false_alarms += verdict["verdict"] == "false-alarm"
         print(f"  [{mark}] {finding_id(item)}: {lines[line - 1].strip()[:120]}")
     print(f"whole-tree sample: {false_alarms} false alarms in {reviewed} reviewed findings ({len(chosen)} drawn)")
+    # every finding of the trees is on a labelled site (its verdict known) or unlabelled (the sample's rate)
+    on_sites = sum(r.get("tp", 0) + r.get("fp", 0) for r in labelled.values())
+    wrong_on_sites = sum(r.get("fp", 0) for r in labelled.values())
+    if reviewed:
+        estimate = wrong_on_sites + len(unlabelled) * false_alarms / reviewed
+        total = on_sites + len(unlabelled)
+        print(
+            f"whole trees: {total} findings = {on_sites} on labelled sites ({wrong_on_sites} false alarms) + "
+            f"{len(unlabelled)} unlabelled; estimated false alarms {estimate:.1f} = {estimate / total:.1%} of findings"
+        )
 
 
 def print_table(result: dict, indent: str = "  ") -> None:
@@ -277,7 +290,7 @@ def main() -> None:
                 print(f"  {name}:")
                 print_table(rules, indent="    ")
         if args.sample and configuration == "default":
-            sample(unlabelled, args.sample, args.seed)
+            sample(unlabelled, args.sample, args.seed, result)
     if args.json:
         args.json.write_text(json.dumps(scores, indent=2, sort_keys=True) + "\n")
 
