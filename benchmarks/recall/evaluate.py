@@ -28,9 +28,10 @@ left out). A ``pypi:<name>==<version> (sdist)`` tree is downloaded and unpacked 
 
 The whole-tree sample: ``--sample N`` draws N findings on *unlabelled* lines (default configuration,
 all trees; the N with the smallest hash of ``--seed`` and the finding, so that a finding keeps its
-draw when the checker's other findings change) and prints each with its source line; ``sample_verdicts.toml``
-records a reader's verdict for each (``ok`` or ``false-alarm`` and a reason), and the run prints the
-false alarms among the reviewed findings of the sample.
+draw when the checker's other findings change) and prints each with its source line;
+``sample_verdicts.toml`` records a reader's verdict for each (``ok`` or ``false-alarm`` and a reason).
+The run prints the false alarms among the reviewed findings of the sample, and the estimate for the
+whole trees (the false alarms on labelled sites plus the sample's rate over the unlabelled findings).
 
 Usage (with the project's venv)::
 
