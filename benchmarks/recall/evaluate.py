@@ -211,6 +211,8 @@ def score(labels: dict, configuration: str, show_misses: bool, show_unlabelled: 
                 print(f"  {configuration} unlabelled {tree['dir']}/{path}:{line} {rule}")
     unlabelled_counts = Counter(rule for *_, rule in unlabelled)
     result = {rule: {**rates(counts[rule]), "unlabelled": unlabelled_counts[rule]} for rule in sorted(counts)}
+    for directory, *_, rule in unlabelled:
+        per_tree[directory][rule]["unlabelled"] += 1
     trees = {name: {rule: rates(c) for rule, c in sorted(rules.items())} for name, rules in per_tree.items()}
     return result, trees, unlabelled
 
@@ -256,7 +258,7 @@ def print_table(result: dict, indent: str = "  ") -> None:
     for rule, r in result.items():
         p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
         q = "-" if r["recall"] is None else f"{r['recall']:.2f}"
-        unlab = r.get("unlabelled", "")
+        unlab = r.get("unlabelled", 0)
         print(
             f"{indent}{rule:6} {r.get('sites', 0):5} {r.get('tp', 0):4} {r.get('fp', 0):4} {r.get('fn', 0):4} "
             f"{r.get('tn', 0):4} {p:>9} {q:>6} {unlab:>5}"
