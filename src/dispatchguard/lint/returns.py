@@ -112,6 +112,10 @@ class Classifier:
     def __init__(self, ctx: Knowledge) -> None:
         self.ctx = ctx
         self.in_progress: set[int] = set()
+        # the local names being judged: ``x = x + "!"`` refers to itself, which can only end at
+        # the depth limit with nothing learnt, after a number of steps exponential in that limit
+        self.names_in_progress: set[tuple[int, str]] = set()
+        self.edges_in_progress: set[tuple[int, str]] = set()
 
     def function(self, fn: Function, depth: int) -> str | None:
         """The verdict of a call of ``fn``: JSON only if every return is JSON (a function that only
@@ -139,13 +143,16 @@ class Classifier:
         return None if verdict is None or fn.is_generator else verdict
 
     def _all_returns(self, fn: Function, depth: int) -> str | None:
-        verdicts = [self.classify(r.value, fn, depth + 1) if r.value is not None else "None" for r in fn.returns]
+        verdicts = []
+        for ret in fn.returns:
+            verdict = self.classify(ret.value, fn, depth + 1) if ret.value is not None else "None"
+            if verdict is None:
+                return None  # one unknown return: the function is unknown
+            verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
-        bad = [v for v in verdicts if v not in (JSON, None)]
-        if bad and len(bad) == len(verdicts):
-            return bad[0]
-        return None
+        bad = [v for v in verdicts if v != JSON]
+        return bad[0] if len(bad) == len(verdicts) else None
 
     def classify(self, node: ast.AST, fn: Function, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
@@ -234,10 +241,17 @@ class Classifier:
                 return (bad_start(text), bad_end(text)) if text is not None else (False, False)
             plain = [v for v in values if not isinstance(v, ast.AugAssign)]
             grown = [v for v in values if isinstance(v, ast.AugAssign)]
+            key = (id(fn), node.id)
             if not plain or None in plain or any(not isinstance(g.op, ast.Add) for g in grown):
                 return False, False
-            parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
-            ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
+            if key in self.edges_in_progress:
+                return False, False
+            self.edges_in_progress.add(key)
+            try:
+                parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
+                ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
+            finally:
+                self.edges_in_progress.discard(key)
             return all(p[0] for p in parts), all(e[1] for e in ends_)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
             template = self.text(node.func.value)
@@ -252,7 +266,14 @@ class Classifier:
             return None if literal is None else self.classify(literal, fn, depth + 1)
         if any(isinstance(v, ast.AugAssign) for v in values):
             return "text built with `+=`" if any(self.edges(ast.Name(id=name), fn, depth + 1)) else None
-        verdicts = [self.classify(v, fn, depth + 1) if v is not None else None for v in values]
+        key = (id(fn), name)
+        if key in self.names_in_progress:
+            return None
+        self.names_in_progress.add(key)
+        try:
+            verdicts = [self.classify(v, fn, depth + 1) if v is not None else None for v in values]
+        finally:
+            self.names_in_progress.discard(key)
         if all(v == JSON for v in verdicts):
             return JSON
         if all(v not in (JSON, None) for v in verdicts):
@@ -394,75 +415,60 @@ def _has_break(body: list[ast.stmt]) -> bool:
 
 #: Decorators that keep what a function returns (any other may replace the function).
 _TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod"})
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class SyntaxFunction:
-    """A function seen from its own tree only: its returns (found statement by statement), and on
-    demand its local bindings and whether it is a generator (one walk of its body, skipping nested
-    scopes), which most functions never need."""
+    """A function seen from its own tree only: its returns and, on demand, its local bindings
+    (both found statement by statement: neither needs a walk of the expressions), and whether it
+    is opaque (a generator, or binds a name inside an expression with ``:=``; one walk of its
+    body, made only for a function whose verdict is otherwise known)."""
 
-    __slots__ = ("_assigns", "_generator", "node", "params", "returns")
+    __slots__ = ("_assigns", "_returns", "node")
 
     def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.node = node
-        self.returns: list[ast.Return] = []
-        _collect_returns(node.body, self.returns)
-        args = node.args
-        self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+        self._returns: list[ast.Return] | None = None
         self._assigns: dict[str, list[ast.AST | None]] | None = None
-        self._generator = False
+
+    @property
+    def returns(self) -> list[ast.Return]:
+        if self._returns is None:
+            self._returns = []
+            _collect_returns(self.node.body, self._returns)
+        return self._returns
 
     @property
     def assigns(self) -> dict[str, list[ast.AST | None]]:
         if self._assigns is None:
-            self._scan()
-        assert self._assigns is not None
+            args = self.node.args
+            params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+            self._assigns = {a.arg: [None] for a in params if a is not None}
+            _collect_bindings(self.node.body, self._assigns)
         return self._assigns
 
     @property
     def is_generator(self) -> bool:
-        if self._assigns is None:
-            self._scan()
-        return self._generator
-
-    def shadows(self, name: str) -> bool:
-        return name in self.params or name in self.assigns
-
-    def _scan(self) -> None:
-        assigns: dict[str, list[ast.AST | None]] = {p: [None] for p in self.params}
-        stack: list[ast.AST] = list(self.node.body)  # type: ignore[attr-defined]
-        while stack:
+        """A generator, or a function binding a name in an expression: what it returns is not
+        what :attr:`returns` and :attr:`assigns` tell (a nested scope counts too: a rare miss)."""
+        stack: list = list(self.node.body)
+        while stack:  # ast.walk, without its generators: 3x faster
             node = stack.pop()
             kind = type(node)
-            if kind in (ast.Yield, ast.YieldFrom):
-                self._generator = True
-            elif kind is ast.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
-                    _bind_target(assigns, target, node.value)  # type: ignore[attr-defined]
-            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-                _bind_target(assigns, node.target, node.value)  # type: ignore[attr-defined]
-            elif kind is ast.AugAssign:
-                _bind_target(assigns, node.target, node)  # type: ignore[attr-defined]
-            elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
-                _bind_target(assigns, node.target, None)  # type: ignore[attr-defined]
-            elif kind is ast.withitem and node.optional_vars is not None:  # type: ignore[attr-defined]
-                _bind_target(assigns, node.optional_vars, None)  # type: ignore[attr-defined]
-            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
-                assigns.setdefault(node.name, []).append(None)  # type: ignore[attr-defined]
-            elif kind in (ast.Import, ast.ImportFrom):
-                for alias in node.names:  # type: ignore[attr-defined]
-                    local = alias.asname or alias.name.split(".", 1)[0]
-                    assigns.setdefault(local, []).append(None)
-            elif kind in (ast.Global, ast.Nonlocal):
-                for name in node.names:  # type: ignore[attr-defined]
-                    assigns.setdefault(name, []).append(None)
-            if isinstance(node, _SCOPES):
-                if not isinstance(node, ast.Lambda):
-                    assigns.setdefault(node.name, []).append(None)  # type: ignore[attr-defined]
-                continue  # a nested scope's bindings and returns are its own
-            stack.extend(ast.iter_child_nodes(node))
-        self._assigns = assigns
+            if kind in _OPAQUE:
+                return True
+            for field in getattr(kind, "_fields", ()):  # a list may hold None or names
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend(value)
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+        return False
+
+    def shadows(self, name: str) -> bool:
+        return name in self.assigns
+
+
+_OPAQUE = frozenset({ast.Yield, ast.YieldFrom, ast.NamedExpr})
 
 
 def _collect_returns(body: list[ast.stmt], out: list[ast.Return]) -> None:
@@ -489,6 +495,58 @@ def _collect_returns(body: list[ast.stmt], out: list[ast.Return]) -> None:
 
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+def _collect_bindings(body: list[ast.stmt], assigns: dict[str, list[ast.AST | None]]) -> None:
+    """The names a block binds (nested scopes left out), with the assigned value when it is a
+    plain assignment (the augmented assignment itself for ``x += y``), else None."""
+    for stmt in body:
+        kind = type(stmt)
+        if kind is ast.Assign:
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                _bind_target(assigns, target, stmt.value)  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign:
+            _bind_target(assigns, stmt.target, stmt.value)  # type: ignore[attr-defined]
+        elif kind is ast.AugAssign:
+            _bind_target(assigns, stmt.target, stmt)  # type: ignore[attr-defined]
+        elif kind in (ast.For, ast.AsyncFor):
+            _bind_target(assigns, stmt.target, None)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+        elif kind in (ast.If, ast.While):
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in stmt.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    _bind_target(assigns, item.optional_vars, None)
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+        elif kind in _TRY:
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                if handler.name:
+                    assigns.setdefault(handler.name, []).append(None)
+                _collect_bindings(handler.body, assigns)
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.finalbody, assigns)  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                for node in ast.walk(case.pattern):
+                    name = getattr(node, "name", None) or getattr(node, "rest", None)
+                    if name:
+                        assigns.setdefault(name, []).append(None)
+                _collect_bindings(case.body, assigns)
+        elif kind in (ast.Import, ast.ImportFrom):
+            for alias in stmt.names:  # type: ignore[attr-defined]
+                assigns.setdefault(alias.asname or alias.name.split(".", 1)[0], []).append(None)
+        elif kind in (ast.Global, ast.Nonlocal):
+            for name in stmt.names:  # type: ignore[attr-defined]
+                assigns.setdefault(name, []).append(None)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            assigns.setdefault(stmt.name, []).append(None)  # type: ignore[attr-defined]
+        elif kind is ast.Delete:
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                _bind_target(assigns, target, None)
 
 
 def _bind_target(assigns: dict[str, list[ast.AST | None]], target: ast.AST, value: ast.AST | None) -> None:
