@@ -11,7 +11,7 @@ from dispatchguard.lint import LintConfig, check_paths, engine, load_config
 
 from .conftest import FIXTURES, project_expectations
 
-PROJECTS = ["crossfile", "aliases", "registries", "strict"]
+PROJECTS = ["crossfile", "aliases", "registries", "strict", "returns", "returns_strict"]
 
 
 def _config(root: Path) -> LintConfig:

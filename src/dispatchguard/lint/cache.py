@@ -15,7 +15,7 @@ from dispatchguard.lint.project import WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 CACHE_DIRNAME = ".dispatchguard_cache"
 
 # (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
@@ -25,7 +25,8 @@ CachedFinding = list[Any]
 @dataclasses.dataclass
 class FileResult:
     """A checked file's findings and what they were computed from: the kinds the walk looked up
-    (``deps``, ``class_deps``: ``[qualified name, kind]``), or, when the walk was skipped because
+    (``deps``, ``class_deps``: ``[qualified name, kind]``) and the return verdicts of other
+    modules' functions (``return_deps``: ``[qualified name, verdict]``), or, when the walk was skipped because
     the file names no tool word (``gated``: valid while the tool words are those of the cache)."""
 
     findings: list[CachedFinding]
@@ -33,6 +34,7 @@ class FileResult:
     deps: list[list[Any]] = dataclasses.field(default_factory=list)
     class_deps: list[list[Any]] = dataclasses.field(default_factory=list)
     gated: bool = False
+    return_deps: list[list[Any]] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: Any) -> FileResult | None:
@@ -40,16 +42,17 @@ class FileResult:
         if not isinstance(data, dict):
             return None
         findings, deps, class_deps = data.get("findings"), data.get("deps", []), data.get("class_deps", [])
+        return_deps = data.get("return_deps", [])
         module, gated = data.get("module"), data.get("gated", False)
         if not (
             isinstance(findings, list)
             and all(isinstance(f, list) and len(f) == 7 for f in findings)
-            and all(_pairs(d) for d in (deps, class_deps))
+            and all(_pairs(d) for d in (deps, class_deps, return_deps))
             and (module is None or isinstance(module, str))
             and isinstance(gated, bool)
         ):
             return None
-        return cls(findings, module, deps, class_deps, gated)
+        return cls(findings, module, deps, class_deps, gated, return_deps)
 
 
 def _pairs(value: Any) -> bool:

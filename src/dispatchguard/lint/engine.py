@@ -320,7 +320,7 @@ class _Run:
         file = project.files[key]
         result = self.results.get(key)
         if result is not None and not result.gated:
-            if project.deps_valid(result.deps, result.class_deps) and (
+            if project.deps_valid(result.deps, result.class_deps, result.return_deps) and (
                 key in (project.candidates or ()) or self.passes_gate(key)
             ):
                 return
@@ -373,7 +373,7 @@ class _Run:
             return False
         if result.gated:
             return words == self.cache.words
-        return self.project.deps_valid(result.deps, result.class_deps)
+        return self.project.deps_valid(result.deps, result.class_deps, result.return_deps)
 
     # ---------------------------------------------------------------- cache and report
 

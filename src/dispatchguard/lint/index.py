@@ -5,7 +5,9 @@ A summary depends only on the file's content (so it is cached by content hash) a
 ``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``, plus ``"keys": {registry:
 [[key, descriptor], ...]}`` when the module registers values under literal string keys
 (``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
-registered names the fixes use.
+registered names the fixes use; ``"returns": {function: verdict}`` when a top-level function's
+returns are all known to be JSON text, all known not to be, or it only raises (see
+:func:`dispatchguard.lint.returns.summarise_returns`: judged from this file alone).
 
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
@@ -13,7 +15,9 @@ module's name later. Descriptors describe what a binding is, with names left unr
 - ``["class", [base, ...]]`` a class and its base expressions (dotted names)
 - ``["def", [decorator, ...]]`` a function and its decorators
 - ``["ref", dotted]`` an alias of another name
-- ``["call", dotted]`` the result of calling a name (an instance when it is a class)
+- ``["call", dotted]`` the result of calling a name (an instance when it is a class);
+  ``["call", dotted, "options"]`` when the call passes options only (see :func:`options_only`):
+  of a tool decorator, that gives a decorator, not a tool
 - ``["item", desc]`` an item looked up in a container (``REG["x"]``, ``REG.get("x")``)
 - ``["coll", [desc, ...]]`` a dict (its values), list, tuple or set literal
 - ``["ann", annotation]`` a name annotated with a type (see :func:`annotation_desc`)
@@ -24,6 +28,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from typing import Any
+
+from dispatchguard.lint.returns import summarise_returns
 
 Desc = list[Any]
 
@@ -123,7 +129,9 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
             if inner is not None:
                 return ["item", inner]
         callee = dotted(func)
-        return ["call", callee] if callee is not None else None
+        if callee is None:
+            return None
+        return ["call", callee, "options"] if options_only(node) else ["call", callee]
     if isinstance(node, ast.Subscript):
         inner = value_desc(node.value, depth + 1)
         return ["item", inner] if inner is not None else None
@@ -136,6 +144,13 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
         inner = _loop_element(node.generators, element, depth) or value_desc(element, depth + 1)
         return ["coll", [inner]] if inner is not None else None
     return None
+
+
+def options_only(call: ast.Call) -> bool:
+    """A call with no positional argument but a name: the options of a decorator factory
+    (``tool(parse_docstring=True)``, CrewAI's ``tool("Search")``)."""
+    args = call.args
+    return not args or (len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str))
 
 
 def _loop_element(generators: list[ast.comprehension], element: ast.AST, depth: int) -> Desc | None:
@@ -171,10 +186,16 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
     imports: dict[str, str] = {}
     defs: dict[str, list[Desc]] = {}
     keys: dict[str, list[list[Any]]] = {}
-    _summarise_block(tree.body, imports, defs, keys)
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    _summarise_block(tree.body, imports, defs, keys, functions)
+    summary: dict[str, Any] = {"imports": imports, "defs": defs}
     if keys:
-        return {"imports": imports, "defs": defs, "keys": keys}
-    return {"imports": imports, "defs": defs}
+        summary["keys"] = keys
+    if functions:
+        returns = summarise_returns(tree.body, functions, imports, defs)
+        if returns:
+            summary["returns"] = returns
+    return summary
 
 
 def _record_keys(
@@ -215,7 +236,11 @@ def import_bindings(stmt: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, st
 
 
 def _summarise_block(
-    body: list[ast.stmt], imports: dict[str, str], defs: dict[str, list[Desc]], keys: dict[str, list[list[Any]]]
+    body: list[ast.stmt],
+    imports: dict[str, str],
+    defs: dict[str, list[Desc]],
+    keys: dict[str, list[list[Any]]],
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef],
 ) -> None:
     for stmt in body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -226,6 +251,7 @@ def _summarise_block(
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]
             _bind(defs, imports, stmt.name, ["def", decorators])
+            functions.append(stmt)
         elif isinstance(stmt, ast.Assign):
             desc = value_desc(stmt.value)
             for target in stmt.targets:
@@ -247,16 +273,16 @@ def _summarise_block(
             _summarise_mutation(stmt.value, imports, defs)
             _registered_keys(stmt.value, keys)
         elif isinstance(stmt, ast.If):
-            _summarise_block(stmt.body, imports, defs, keys)
-            _summarise_block(stmt.orelse, imports, defs, keys)
+            _summarise_block(stmt.body, imports, defs, keys, functions)
+            _summarise_block(stmt.orelse, imports, defs, keys, functions)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            _summarise_block(stmt.body, imports, defs, keys)
+            _summarise_block(stmt.body, imports, defs, keys, functions)
             for handler in stmt.handlers:
-                _summarise_block(handler.body, imports, defs, keys)
-            _summarise_block(stmt.orelse, imports, defs, keys)
-            _summarise_block(stmt.finalbody, imports, defs, keys)
+                _summarise_block(handler.body, imports, defs, keys, functions)
+            _summarise_block(stmt.orelse, imports, defs, keys, functions)
+            _summarise_block(stmt.finalbody, imports, defs, keys, functions)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            _summarise_block(stmt.body, imports, defs, keys)
+            _summarise_block(stmt.body, imports, defs, keys, functions)
 
 
 def _registered_keys(call: ast.Call, keys: dict[str, list[list[Any]]]) -> None:

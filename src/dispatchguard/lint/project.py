@@ -302,9 +302,16 @@ class Project:
         config = self.config
         return FileFacts(relpath, any_glob(config.test_patterns, relpath), any_glob(config.tool_modules, relpath))
 
-    def deps_valid(self, deps: Iterable[list[Any]], class_deps: Iterable[list[Any]]) -> bool:
-        kind, full_kind = self.resolver.kind, self.resolver.full_kind
-        return all(kind(q) == k for q, k in deps) and all(full_kind(q) == k for q, k in class_deps)
+    def deps_valid(
+        self, deps: Iterable[list[Any]], class_deps: Iterable[list[Any]], return_deps: Iterable[list[Any]] = ()
+    ) -> bool:
+        resolver = self.resolver
+        kind, full_kind, returns = resolver.kind, resolver.full_kind, resolver.function_returns
+        return (
+            all(kind(q) == k for q, k in deps)
+            and all(full_kind(q) == k for q, k in class_deps)
+            and all(returns(q) == v for q, v in return_deps)
+        )
 
 
 def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordSet:

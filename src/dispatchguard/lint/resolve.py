@@ -39,7 +39,7 @@ _MAX_DEPTH = 60
 class ModuleInfo:
     """One module's summary (see :mod:`.index`) under its primary name and aliases."""
 
-    __slots__ = ("aliases", "defs", "imports", "is_package", "name")
+    __slots__ = ("aliases", "defs", "imports", "is_package", "name", "returns")
 
     def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
@@ -47,6 +47,7 @@ class ModuleInfo:
         self.is_package = is_package
         self.imports: dict[str, str] = summary["imports"]
         self.defs: dict[str, list] = summary["defs"]
+        self.returns: dict[str, str] = summary.get("returns", {})
 
 
 class ModuleSource(Protocol):
@@ -242,7 +243,7 @@ class Resolver:
         if tag == "ref":
             return self.name_kind(info, desc[1], full)
         if tag == "call":
-            return self.call_kind(info, desc[1])
+            return self.call_kind(info, desc[1], len(desc) > 2)
         if tag == "class":
             for base in desc[1]:
                 qual = self.local_qual(info, base)
@@ -285,17 +286,20 @@ class Resolver:
         qual = self.local_qual(info, name)
         return self._kind(qual, full) if qual else self.external_bare(name)
 
-    def call_kind(self, info: ModuleInfo, callee: str) -> str | None:
+    def call_kind(self, info: ModuleInfo, callee: str, options_only: bool = False) -> str | None:
         qual = self.local_qual(info, callee)
         if qual is None:
             return None
-        return self.result_of_call(qual, self.kind)
+        return self.result_of_call(qual, self.kind, options_only)
 
     @staticmethod
-    def result_of_call(qual: str, kind: Any) -> str | None:
+    def result_of_call(qual: str, kind: Any, options_only: bool = False) -> str | None:
         """What calling ``qual`` gives: a tool for a tool class, a tool decorator, a registry lookup
-        (``REG.get``) or a tool class factory (``StructuredTool.from_function``)."""
+        (``REG.get``) or a tool class factory (``StructuredTool.from_function``); a decorator for
+        a tool decorator called with options only (:func:`~dispatchguard.lint.index.options_only`)."""
         k = kind(qual)
+        if k == DECORATOR and options_only:
+            return DECORATOR
         if k in (CLASS, DECORATOR):
             return TOOL
         parent, _, attr = qual.rpartition(".")
@@ -303,6 +307,24 @@ class Resolver:
             pk = kind(parent)
             if (pk == CLASS and attr.startswith("from_")) or (pk == REGISTRY and attr in ITEM_METHODS):
                 return TOOL
+        return None
+
+    def function_returns(self, qual: str) -> str | None:
+        """What the function ``qual`` returns, as the summary of the module that defines it records it
+        (:mod:`dispatchguard.lint.returns`: JSON, NEVER or a description of a value that is not a JSON
+        string), following imports, aliases and re-exports; None when unknown. Loads any module it
+        needs, as :meth:`full_kind` does."""
+        for _ in range(_MAX_DEPTH):
+            info, rest = self.split(qual, any_module=True)
+            if not isinstance(info, ModuleInfo) or len(rest) != 1:
+                return None
+            name = rest[0]
+            target = info.imports.get(name)
+            if target is None:
+                return info.returns.get(name)
+            if name in info.defs:  # imported, and bound otherwise too (try/except ImportError)
+                return None
+            qual = self.absolute(info, target)
         return None
 
 

@@ -19,6 +19,10 @@ rules use nothing else of the project:
 - ``strict``: the configuration's strict mode;
 - ``module_function(qualified_name)`` and ``method(fn, name)``: the :class:`FunctionInfo` of a
   function of this module or a method of ``fn``'s class, for following calls;
+- ``function_returns(qualified_name)``: what a function of another module returns, as its
+  module's summary records it (:mod:`.returns`: JSON, never returns, or a description of a value
+  that is not a JSON string; None when unknown), imports and re-exports followed. The answer is
+  recorded in ``return_deps``, so that a cached result is checked again when that module changes;
 - ``module_text(name)`` and ``module_literal(name)``: the text or literal a module-level name is
   bound to (``TEMPLATE = "Error: {}"``, ``SAMPLES = [...]``);
 - ``report(node, code, message)``.
@@ -35,7 +39,7 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, import_bindings
+from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, import_bindings, options_only
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
@@ -99,6 +103,7 @@ class Context:
         self.strict = strict
         self.deps: dict[str, str | None] = {}  # qualified name -> kind, as asked
         self.class_deps: dict[str, str | None] = {}  # qualified name -> full kind, as asked
+        self.return_deps: dict[str, str | None] = {}  # qualified name -> return verdict, as asked
         self.findings: list[RawFinding] = []
         self.scopes: list[Scope] = [Scope("module", info.name)]
         self.functions: dict[str, FunctionInfo] = {}  # key -> info, for same-module calls
@@ -111,7 +116,6 @@ class Context:
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
         self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
-        self.module_overrides: dict[str, str | None] = {}  # module-level names the walk knows better
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
         self.created: list[FunctionInfo] = []
@@ -221,6 +225,13 @@ class Context:
     def method(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
         return self.functions.get(f"{fn.class_name}.{name}") if fn.class_name is not None else None
 
+    def function_returns(self, qual: str) -> str | None:
+        try:
+            return self.return_deps[qual]
+        except KeyError:
+            verdict = self.return_deps[qual] = self.resolver.function_returns(qual)
+            return verdict
+
     def module_text(self, name: str) -> str | None:
         return self.texts.get(name)
 
@@ -250,8 +261,6 @@ class Context:
         for scope in reversed(self.scopes):
             if scope.kind == "function" and name in scope.names:
                 return scope.names[name]
-        if name in self.module_overrides:
-            return self.module_overrides[name]
         qual = self.resolver.local_qual(self.info, name)
         if qual is not None:
             return self.kind(qual)
@@ -285,23 +294,22 @@ class Context:
         return None
 
     def call_result_kind(self, node: ast.Call) -> str | None:
-        kind = self._call_result_kind(node)
-        if kind == TOOL and _options_only(node) and self.kind_of(node.func) == DECORATOR:
-            return DECORATOR  # tool("name", ...) and tool(**options) give a decorator, not a tool
-        return kind
-
-    def _call_result_kind(self, node: ast.Call) -> str | None:
+        """What a call gives; a tool decorator called with options only (``tool("name")``,
+        ``tool(**options)``) gives a decorator, not a tool (the index's rule for module-level
+        bindings: :func:`~dispatchguard.lint.index.options_only`)."""
         func = node.func
         qual = self.qualified_name(func)
         if qual is not None:
-            return self.resolver.result_of_call(qual, self.kind)
+            return self.resolver.result_of_call(qual, self.kind, options_only(node))
         if isinstance(func, ast.Attribute):
             if func.attr in ITEM_METHODS:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
                 return TOOL if self.kind_of(func.value) == CLASS else None
         k = self.kind_of(func)
-        return TOOL if k in (CLASS, DECORATOR) else None
+        if k == DECORATOR:
+            return DECORATOR if options_only(node) else TOOL
+        return TOOL if k == CLASS else None
 
     def callee_kind(self, node: ast.Call) -> str | None:
         """``kind_of(node.func)``, computed once per call however many rules ask."""
@@ -387,12 +395,6 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
             ctx.tool_function_refs.append((value.id, artifact))
 
 
-def _options_only(node: ast.Call) -> bool:
-    """A call with no positional argument but a name: the options of a decorator factory."""
-    args = node.args
-    return not args or (len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str))
-
-
 def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
     scope = ctx.scopes[-1]
     if isinstance(target, ast.Name):
@@ -419,22 +421,18 @@ def _assign(ctx: Context, node: ast.Assign) -> None:
     ctx.visit(node.value)
     kind = ctx.kind_of(node.value)
     if ctx.scopes[-1].kind == "module":
-        _module_binding(ctx, node, kind)
+        _module_binding(ctx, node)
     for target in node.targets:
         if not isinstance(target, ast.Name):
             ctx.visit(target)
         _bind(ctx, target, kind, node.value)
 
 
-def _module_binding(ctx: Context, node: ast.Assign, kind: str | None) -> None:
+def _module_binding(ctx: Context, node: ast.Assign) -> None:
     value = node.value
     for target in node.targets:
         if not isinstance(target, ast.Name):
             continue
-        if kind == DECORATOR and isinstance(value, ast.Call):
-            ctx.module_overrides[target.id] = DECORATOR  # the summary only knows "a call of tool"
-        else:
-            ctx.module_overrides.pop(target.id, None)
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             ctx.texts[target.id] = value.value
         else:

@@ -1,0 +1,651 @@
+"""What a function gives back, as far as JSON text goes: the one classification of returned
+expressions that DG103/DG104 (through the walker's query API) and the module index (syntax only,
+for the return summaries of :mod:`.index`) share.
+
+A verdict is :data:`JSON` (a JSON string), :data:`NEVER` (a function that only raises: it never
+returns, which adds nothing to its caller's verdict), None (unknown), or a description of a value
+that is not a JSON string (``"a dict"``, ``"text joined with ', '"``).
+
+The :class:`Classifier` asks what it cannot see in the expression itself of a :class:`Knowledge`:
+the walker's ``Context`` (the whole project) for the rules, :class:`ModuleKnowledge` (one module's
+tree and its own imports) for the index.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Protocol
+
+JSON = "json"
+NEVER = "never"
+# classification: "json", None (unknown), or a description of what is returned (not JSON)
+
+_JSON_FUNCS = frozenset({"json.dumps", "simplejson.dumps", "ujson.dumps", "rapidjson.dumps"})
+_NOT_JSON_BUILTINS = {
+    "str": "`str(...)` (a Python repr)",
+    "repr": "`repr(...)` (a Python repr)",
+    "format": "`format(...)`",
+    "dict": "a dict",
+    "list": "a list",
+    "tuple": "a tuple",
+    "set": "a set",
+    "frozenset": "a set",
+    "sorted": "a list",
+    "int": "a number",
+    "float": "a number",
+    "bool": "a bool",
+    "len": "a number",
+    "sum": "a number",
+    "round": "a number",
+    "abs": "a number",
+    "bytes": "bytes",
+}
+_NOT_JSON_LITERALS = {
+    ast.Dict: "a dict",
+    ast.DictComp: "a dict",
+    ast.List: "a list",
+    ast.ListComp: "a list",
+    ast.Set: "a set",
+    ast.SetComp: "a set",
+    ast.Tuple: "a tuple",
+    ast.GeneratorExp: "a generator",
+    ast.JoinedStr: "an f-string",
+    ast.Lambda: "a function",
+}
+_NOT_JSON_METHODS = {
+    "model_dump": "a dict (`.model_dump()`)",
+    "dict": "a dict (`.dict()`)",
+    "to_dict": "a dict (`.to_dict()`)",
+}
+_MAX_DEPTH = 12
+# the characters JSON text can start and end with (after white space): objects, arrays, strings,
+# numbers, true, false, null
+_JSON_FIRST = frozenset('{["-0123456789tfn')
+_JSON_LAST = frozenset('}]"0123456789el')
+_ARITHMETIC = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow)
+_HTTP_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "request", "send"})
+_HTTP_LIBRARIES = frozenset({"requests", "httpx", "aiohttp", "urllib3"})
+
+
+class Function(Protocol):
+    """A function as the classifier sees it (the walker's ``Function``, or :class:`SyntaxFunction`)."""
+
+    node: ast.AST
+    returns: list[ast.Return]
+
+    @property
+    def assigns(self) -> dict[str, list[ast.AST | None]]:
+        """Local name -> the values bound to it (None: a binding whose value is unknown)."""
+
+    @property
+    def is_generator(self) -> bool: ...
+
+    def shadows(self, name: str) -> bool:
+        """Whether ``name`` is bound locally."""
+
+
+class Knowledge(Protocol):
+    """What the classifier asks about names (see the walker's query API)."""
+
+    def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None: ...
+
+    def module_function(self, qual: str) -> Function | None: ...
+
+    def method(self, fn: Function, name: str) -> Function | None: ...
+
+    def function_returns(self, qual: str) -> str | None: ...
+
+    def is_class(self, qual: str) -> bool: ...
+
+    def module_text(self, name: str) -> str | None: ...
+
+    def module_literal(self, name: str) -> ast.expr | None: ...
+
+
+class Classifier:
+    """What a returned expression is: :data:`JSON`, None (unknown) or a description of a value
+    that is not a JSON string. Text counts as not JSON only when its first or last character
+    rules JSON out (``"Error: " + x``: no JSON value starts with ``E``), so unknown parts never
+    make a finding."""
+
+    def __init__(self, ctx: Knowledge) -> None:
+        self.ctx = ctx
+        self.in_progress: set[int] = set()
+        # the local names being judged: ``x = x + "!"`` refers to itself, which can only end at
+        # the depth limit with nothing learnt, after a number of steps exponential in that limit
+        self.names_in_progress: set[tuple[int, str]] = set()
+        self.edges_in_progress: set[tuple[int, str]] = set()
+
+    def function(self, fn: Function, depth: int) -> str | None:
+        """The verdict of a call of ``fn``: JSON only if every return is JSON (a function that only
+        raises never returns, which is JSON's verdict: it adds nothing), not JSON if every return
+        is not, else None."""
+        verdict = self.summary(fn, depth)
+        return JSON if verdict == NEVER else verdict
+
+    def summary(self, fn: Function, depth: int) -> str | None:
+        """:meth:`function`, telling :data:`NEVER` apart (what the index records)."""
+        if id(fn) in self.in_progress or depth > _MAX_DEPTH:
+            return None
+        self.in_progress.add(id(fn))
+        try:
+            if not ends(fn.node.body):  # type: ignore[attr-defined]
+                return None
+            if not fn.returns:
+                verdict = NEVER if only_raises(fn.node.body) else None  # type: ignore[attr-defined]
+            else:
+                verdict = self._all_returns(fn, depth)
+        finally:
+            self.in_progress.discard(id(fn))
+        # a generator gives a generator, whatever it returns (asked last: the index's functions
+        # find it out by a walk of their body, needless when the returns tell nothing)
+        return None if verdict is None or fn.is_generator else verdict
+
+    def _all_returns(self, fn: Function, depth: int) -> str | None:
+        verdicts = []
+        for ret in fn.returns:
+            verdict = self.classify(ret.value, fn, depth + 1) if ret.value is not None else "None"
+            if verdict is None:
+                return None  # one unknown return: the function is unknown
+            verdicts.append(verdict)
+        if all(v == JSON for v in verdicts):
+            return JSON
+        bad = [v for v in verdicts if v != JSON]
+        return bad[0] if len(bad) == len(verdicts) else None
+
+    def classify(self, node: ast.AST, fn: Function, depth: int) -> str | None:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, str):
+                try:
+                    json.loads(value)
+                except ValueError:
+                    return "a string that is not JSON"
+                return JSON
+            if value is None:
+                return "None"
+            if isinstance(value, bytes):
+                return "bytes"
+            if value is Ellipsis:
+                return "Ellipsis"
+            return "a bool" if isinstance(value, bool) else "a number"
+        literal = _NOT_JSON_LITERALS.get(type(node))
+        if literal is not None:
+            return literal
+        if isinstance(node, ast.Await):
+            return self.classify(node.value, fn, depth + 1)
+        if isinstance(node, ast.IfExp):
+            a = self.classify(node.body, fn, depth + 1)
+            b = self.classify(node.orelse, fn, depth + 1)
+            if a == JSON and b == JSON:
+                return JSON
+            return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node, fn, depth)
+        if isinstance(node, ast.Name):
+            return self.name(node.id, fn, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, fn, depth)
+        return None
+
+    def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
+        op = node.op
+        if isinstance(op, ast.Add):
+            sides = [self.classify(node.left, fn, depth + 1), self.classify(node.right, fn, depth + 1)]
+            if JSON in sides:
+                return "text glued to JSON"
+            if any(self.edges(node, fn, depth)):
+                return "text glued to other values"
+            if sides[0] == sides[1] == "a number":
+                return "a number"
+            return None
+        if isinstance(op, ast.Mod):
+            template = self.text(node.left)
+            if template is not None and bad_start(template) and not template.lstrip().startswith("%"):
+                return "text formatted with `%`"
+            return None
+        if isinstance(op, _ARITHMETIC):
+            return "a number (arithmetic)"
+        return None
+
+    def text(self, node: ast.AST) -> str | None:
+        """The text of a str constant, or of a module-level name bound to one."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.ctx.module_text(node.id)
+        return None
+
+    def edges(self, node: ast.AST, fn: Function, depth: int) -> tuple[bool, bool]:
+        """Whether the text ``node`` evaluates to surely starts / ends with a character no JSON
+        text starts / ends with."""
+        if depth > _MAX_DEPTH:
+            return False, False
+        text = self.text(node)
+        if text is not None and not isinstance(node, ast.Name):
+            return bad_start(text), bad_end(text)
+        if isinstance(node, ast.JoinedStr) and node.values:
+            first, last = node.values[0], node.values[-1]
+            start = isinstance(first, ast.Constant) and bad_start(str(first.value))
+            end = isinstance(last, ast.Constant) and bad_end(str(last.value))
+            return start, end
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.edges(node.left, fn, depth + 1)[0], self.edges(node.right, fn, depth + 1)[1]
+        if isinstance(node, ast.Name):
+            values = fn.assigns.get(node.id)
+            if not values:
+                text = None if fn.shadows(node.id) else self.ctx.module_text(node.id)
+                return (bad_start(text), bad_end(text)) if text is not None else (False, False)
+            plain = [v for v in values if not isinstance(v, ast.AugAssign)]
+            grown = [v for v in values if isinstance(v, ast.AugAssign)]
+            key = (id(fn), node.id)
+            if not plain or None in plain or any(not isinstance(g.op, ast.Add) for g in grown):
+                return False, False
+            if key in self.edges_in_progress:
+                return False, False
+            self.edges_in_progress.add(key)
+            try:
+                parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
+                ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
+            finally:
+                self.edges_in_progress.discard(key)
+            return all(p[0] for p in parts), all(e[1] for e in ends_)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+            template = self.text(node.func.value)
+            if template is not None:
+                return bad_start(template), bad_end(template)
+        return False, False
+
+    def name(self, name: str, fn: Function, depth: int) -> str | None:
+        values = fn.assigns.get(name)
+        if not values:
+            literal = None if fn.shadows(name) else self.ctx.module_literal(name)
+            return None if literal is None else self.classify(literal, fn, depth + 1)
+        if any(isinstance(v, ast.AugAssign) for v in values):
+            return "text built with `+=`" if any(self.edges(ast.Name(id=name), fn, depth + 1)) else None
+        key = (id(fn), name)
+        if key in self.names_in_progress:
+            return None
+        self.names_in_progress.add(key)
+        try:
+            verdicts = [self.classify(v, fn, depth + 1) if v is not None else None for v in values]
+        finally:
+            self.names_in_progress.discard(key)
+        if all(v == JSON for v in verdicts):
+            return JSON
+        if all(v not in (JSON, None) for v in verdicts):
+            return verdicts[-1]
+        return None
+
+    def call(self, node: ast.Call, fn: Function, depth: int) -> str | None:
+        ctx = self.ctx
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            attr = func.attr
+            if attr == "model_dump_json":
+                return JSON
+            if attr == "decode" and isinstance(func.value, ast.Call):
+                inner = ctx.qualified_name(func.value.func, fn)
+                if inner == "orjson.dumps" or self.classify(func.value, fn, depth + 1) == JSON:
+                    return JSON
+            if attr in _NOT_JSON_METHODS and not node.args:
+                return _NOT_JSON_METHODS[attr]
+            if attr == "ensure_json_str":
+                return JSON
+            if attr == "join" and node.args:
+                separator = self.text(func.value)
+                if separator:
+                    return f"text joined with {separator!r}"
+            if attr == "format" and any(self.edges(node, fn, depth)):
+                return "text formatted with `.format`"
+            if attr == "json" and not node.args and not node.keywords and self.is_http_response(func.value, fn):
+                return "a parsed value (`.json()` of an HTTP response), not text"
+            receiver = func.value
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+                target = ctx.method(fn, attr)
+                if target is not None:
+                    return self.function(target, depth + 1)
+        qual = ctx.qualified_name(func, fn)
+        if qual is not None:
+            last = qual.rsplit(".", 1)[-1]
+            if qual in _JSON_FUNCS or last == "ensure_json_str" or _is_json_module_dumps(qual):
+                return JSON
+            if qual == "orjson.dumps":
+                return "bytes (`orjson.dumps` without `.decode()`)"
+            target = ctx.module_function(qual)
+            if target is not None:
+                return self.function(target, depth + 1)
+            summary = ctx.function_returns(qual)
+            if summary is not None:  # a function of another module, as its summary records it
+                return JSON if summary in (JSON, NEVER) else f"{summary} (from `{last}`)"
+            if ctx.is_class(qual):
+                return f"an instance of `{last}`"
+            return None
+        if isinstance(func, ast.Name):
+            if func.id == "ensure_json_str":
+                return JSON
+            if func.id in _NOT_JSON_BUILTINS and not fn.shadows(func.id):
+                if func.id == "str" and len(node.args) == 1 and self.classify(node.args[0], fn, depth + 1) == JSON:
+                    return JSON  # str() of JSON text is that text
+                return _NOT_JSON_BUILTINS[func.id]
+        return None
+
+    def is_http_response(self, node: ast.AST, fn: Function) -> bool:
+        """``requests.get(...)``, ``session.post(...)``, ``httpx.request(...)``, or a local name
+        bound only to such calls."""
+        if isinstance(node, ast.Name):
+            values = fn.assigns.get(node.id) or [None]
+            return all(v is not None and self.is_http_response(v, fn) for v in values)
+        if isinstance(node, ast.Await):
+            node = node.value
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            return False
+        if node.func.attr not in _HTTP_METHODS:
+            return False
+        qual = self.ctx.qualified_name(node.func, fn)
+        return qual is None or qual.split(".", 1)[0] in _HTTP_LIBRARIES
+
+
+def _is_json_module_dumps(qual: str) -> bool:
+    """``dumps`` of a JSON module (``bson.json_util.dumps``, ``simplejson.dumps``): JSON text;
+    ``orjson.dumps`` gives bytes."""
+    module, _, name = qual.rpartition(".")
+    return name == "dumps" and "json" in module.rsplit(".", 1)[-1] and module != "orjson"
+
+
+def bad_start(text: str) -> bool:
+    stripped = text.lstrip()
+    return bool(stripped) and stripped[0] not in _JSON_FIRST
+
+
+def bad_end(text: str) -> bool:
+    stripped = text.rstrip()
+    return bool(stripped) and stripped[-1] not in _JSON_LAST
+
+
+def only_raises(body: list[ast.stmt]) -> bool:
+    """A body that ends by raising on every path and returns nothing (``ends`` holds)."""
+    return not any(isinstance(n, ast.Return) for stmt in body for n in ast.walk(stmt))
+
+
+def ends(body: list[ast.stmt]) -> bool:
+    """Whether a block always ends in return/raise (never falls off its end)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return ends(last.body) and ends(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return ends(last.body)
+    if isinstance(last, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if last.finalbody and ends(last.finalbody):
+            return True
+        main = ends(last.orelse) if last.orelse else ends(last.body)
+        return main and all(ends(h.body) for h in last.handlers)
+    if isinstance(last, ast.While):
+        return isinstance(last.test, ast.Constant) and bool(last.test.value) and not _has_break(last.body)
+    if isinstance(last, ast.Match):
+        has_wildcard = any(
+            isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None for c in last.cases
+        )
+        return has_wildcard and all(ends(c.body) for c in last.cases)
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        name = getattr(last.value.func, "attr", None) or getattr(last.value.func, "id", None)
+        return name in ("exit", "_exit", "abort", "fail", "skip")
+    if isinstance(last, ast.Assert):
+        return isinstance(last.test, ast.Constant) and not last.test.value
+    return False
+
+
+def _has_break(body: list[ast.stmt]) -> bool:
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Break):
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# syntax only: the return summaries of a module's functions (for the index)
+
+#: Decorators that keep what a function returns (any other may replace the function).
+_TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod"})
+
+
+class SyntaxFunction:
+    """A function seen from its own tree only: its returns and, on demand, its local bindings
+    (both found statement by statement: neither needs a walk of the expressions), and whether it
+    is opaque (a generator, or binds a name inside an expression with ``:=``; one walk of its
+    body, made only for a function whose verdict is otherwise known)."""
+
+    __slots__ = ("_assigns", "_returns", "node")
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.node = node
+        self._returns: list[ast.Return] | None = None
+        self._assigns: dict[str, list[ast.AST | None]] | None = None
+
+    @property
+    def returns(self) -> list[ast.Return]:
+        if self._returns is None:
+            self._returns = []
+            _collect_returns(self.node.body, self._returns)
+        return self._returns
+
+    @property
+    def assigns(self) -> dict[str, list[ast.AST | None]]:
+        if self._assigns is None:
+            args = self.node.args
+            params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+            self._assigns = {a.arg: [None] for a in params if a is not None}
+            _collect_bindings(self.node.body, self._assigns)
+        return self._assigns
+
+    @property
+    def is_generator(self) -> bool:
+        """A generator, or a function binding a name in an expression: what it returns is not
+        what :attr:`returns` and :attr:`assigns` tell (a nested scope counts too: a rare miss)."""
+        stack: list = list(self.node.body)
+        while stack:  # ast.walk, without its generators: 3x faster
+            node = stack.pop()
+            kind = type(node)
+            if kind in _OPAQUE:
+                return True
+            for field in getattr(kind, "_fields", ()):  # a list may hold None or names
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend(value)
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+        return False
+
+    def shadows(self, name: str) -> bool:
+        return name in self.assigns
+
+
+_OPAQUE = frozenset({ast.Yield, ast.YieldFrom, ast.NamedExpr})
+
+
+def _collect_returns(body: list[ast.stmt], out: list[ast.Return]) -> None:
+    """The return statements of a block, nested scopes left out (a return is a statement, so the
+    walk never needs to enter an expression)."""
+    for stmt in body:
+        kind = type(stmt)
+        if kind is ast.Return:
+            out.append(stmt)  # type: ignore[arg-type]
+        elif kind in (ast.If, ast.For, ast.AsyncFor, ast.While):
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+            _collect_returns(stmt.orelse, out)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+        elif kind in _TRY:
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                _collect_returns(handler.body, out)
+            _collect_returns(stmt.orelse, out)  # type: ignore[attr-defined]
+            _collect_returns(stmt.finalbody, out)  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _collect_returns(case.body, out)
+
+
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+def _collect_bindings(body: list[ast.stmt], assigns: dict[str, list[ast.AST | None]]) -> None:
+    """The names a block binds (nested scopes left out), with the assigned value when it is a
+    plain assignment (the augmented assignment itself for ``x += y``), else None."""
+    for stmt in body:
+        kind = type(stmt)
+        if kind is ast.Assign:
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                _bind_target(assigns, target, stmt.value)  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign:
+            _bind_target(assigns, stmt.target, stmt.value)  # type: ignore[attr-defined]
+        elif kind is ast.AugAssign:
+            _bind_target(assigns, stmt.target, stmt)  # type: ignore[attr-defined]
+        elif kind in (ast.For, ast.AsyncFor):
+            _bind_target(assigns, stmt.target, None)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+        elif kind in (ast.If, ast.While):
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in stmt.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    _bind_target(assigns, item.optional_vars, None)
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+        elif kind in _TRY:
+            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                if handler.name:
+                    assigns.setdefault(handler.name, []).append(None)
+                _collect_bindings(handler.body, assigns)
+            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
+            _collect_bindings(stmt.finalbody, assigns)  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                for node in ast.walk(case.pattern):
+                    name = getattr(node, "name", None) or getattr(node, "rest", None)
+                    if name:
+                        assigns.setdefault(name, []).append(None)
+                _collect_bindings(case.body, assigns)
+        elif kind in (ast.Import, ast.ImportFrom):
+            for alias in stmt.names:  # type: ignore[attr-defined]
+                assigns.setdefault(alias.asname or alias.name.split(".", 1)[0], []).append(None)
+        elif kind in (ast.Global, ast.Nonlocal):
+            for name in stmt.names:  # type: ignore[attr-defined]
+                assigns.setdefault(name, []).append(None)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            assigns.setdefault(stmt.name, []).append(None)  # type: ignore[attr-defined]
+        elif kind is ast.Delete:
+            for target in stmt.targets:  # type: ignore[attr-defined]
+                _bind_target(assigns, target, None)
+
+
+def _bind_target(assigns: dict[str, list[ast.AST | None]], target: ast.AST, value: ast.AST | None) -> None:
+    if isinstance(target, ast.Name):
+        assigns.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(assigns, elt, None)
+    elif isinstance(target, ast.Starred):
+        _bind_target(assigns, target.value, None)
+
+
+class ModuleKnowledge:
+    """What one module's tree tells about its names, without the project: its own imports (left
+    as written, relative ones with their dots), its top-level functions, its text and literal
+    constants. Nothing crosses into another module, so the verdicts depend on the file alone."""
+
+    def __init__(self, body: list[ast.stmt], imports: dict[str, str], defined: dict[str, list]) -> None:
+        self.body = body
+        self.imports = imports
+        self.defined = defined
+        self.functions: dict[str, SyntaxFunction] = {}
+        self._constants: dict[str, ast.expr | None] | None = None
+
+    def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or (fn is not None and fn.shadows(node.id)):
+            return None
+        head = node.id
+        base = self.imports.get(head) or (head if head in self.defined else None)
+        if base is None:
+            return None
+        return ".".join([base, *reversed(parts)])
+
+    def module_function(self, qual: str) -> Function | None:
+        return self.functions.get(qual)
+
+    def method(self, fn: Function, name: str) -> Function | None:
+        return None
+
+    def function_returns(self, qual: str) -> str | None:
+        return None  # another module: the resolver's business
+
+    def is_class(self, qual: str) -> bool:
+        return False
+
+    def module_text(self, name: str) -> str | None:
+        value = self.constants().get(name)
+        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+
+    def module_literal(self, name: str) -> ast.expr | None:
+        return self.constants().get(name)
+
+    def constants(self) -> dict[str, ast.expr | None]:
+        """Top-level names bound once, to a literal (None: bound otherwise or more than once)."""
+        if self._constants is None:
+            found: dict[str, ast.expr | None] = {}
+            for stmt in self.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    name = stmt.targets[0].id
+                    literal = isinstance(stmt.value, _LITERALS) and name not in found
+                    found[name] = stmt.value if literal and len(self.defined.get(name, ())) <= 1 else None
+            self._constants = found
+        return self._constants
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+
+
+def summarise_returns(
+    body: list[ast.stmt],
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef],
+    imports: dict[str, str],
+    defined: dict[str, list],
+) -> dict[str, str]:
+    """name -> verdict for the top-level ``functions`` of a module whose verdict is known (JSON,
+    NEVER or not JSON); a name bound more than once, or decorated by anything but a decorator
+    that keeps the return value, is left out."""
+    knowledge = ModuleKnowledge(body, imports, defined)
+    for node in functions:
+        name = node.name
+        if len(defined.get(name, ())) == 1 and name not in imports and _transparent(node):
+            knowledge.functions[name] = SyntaxFunction(node)
+    classifier = Classifier(knowledge)
+    out = {}
+    for name, fn in knowledge.functions.items():
+        verdict = classifier.summary(fn, 0)
+        if verdict is not None:
+            out[name] = verdict
+    return out
+
+
+def _transparent(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if name not in _TRANSPARENT_DECORATORS:
+            return False
+    return True
