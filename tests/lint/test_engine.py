@@ -15,7 +15,8 @@ from dispatchguard.lint.discovery import walk
 from dispatchguard.lint.source import check_source
 
 REPO = Path(__file__).resolve().parents[2]
-TOOL = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\n"
+# a library tool made outside the tool modules (DG102 on line 6), then called directly below it
+TOOL = "from crewai_tools import (\n    SerperDevTool,\n)\n# made here:\n\nt = SerperDevTool()\n"
 
 
 def _write(root: Path, rel: str, text: str | bytes) -> Path:

@@ -92,7 +92,7 @@ def test_edited_buffer_is_reindexed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\n")
     (tmp_path / "a.py").write_text("x = 1\n")
     forget_editor_state()
-    edited = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nT().run()\n"
+    edited = "from crewai_tools import SerperDevTool\n\nSerperDevTool().run()\n"
     plugin = flake8_plugin.Plugin(ast.parse(edited), "a.py", edited.splitlines(keepends=True))
     codes = sorted(message.split()[0] for _, _, message, _ in plugin.run())
     assert codes == ["DG101", "DG102"]

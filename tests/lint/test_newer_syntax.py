@@ -19,13 +19,13 @@ SOURCE = (
     "        return {'q': q}\n"
     "def first[T](items: list[T]) -> T:\n"
     "    return items[0]\n"
-    "x = Search(); y = 1; type Z = int\n"
+    "x = Search(); x.run(1); type Z = int\n"
 )
 
 
 def test_pep695_file_is_checked_with_its_findings_in_place() -> None:
     found = [(f.line, f.col, f.code) for f in check_source(SOURCE, path="app.py")]
-    assert found == [(6, 16, "DG103"), (9, 5, "DG102")]
+    assert found == [(6, 16, "DG103"), (9, 15, "DG101")]
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="the interpreter parses PEP 695 itself")

@@ -66,9 +66,9 @@ def test_subclass_of_a_library_intermediate_is_a_tool() -> None:
         "from langchain.tools.base import BaseTool\n"
         "class Filings(RagTool):\n    pass\n"
         "class Legacy(BaseTool):\n    def _run(self, q):\n        return 'Found: ' + q\n"
-        "Filings()\n"
+        "Filings().run('10-K')\n"
     )
-    assert _codes(source, path="app.py") == [(7, "DG103"), (8, "DG102")]
+    assert _codes(source, path="app.py") == [(7, "DG103"), (8, "DG101")]
 
 
 # ------------------------------------------------------------------ import roots and tool modules

@@ -17,6 +17,8 @@ rules use nothing else of the project:
   project);
 - ``in_dispatcher``: whether the walk is inside a configured dispatcher function;
 - ``strict``: the configuration's strict mode;
+- ``defines_class(expr)``: whether a name refers to a class defined in this module (at top level,
+  or in an enclosing function);
 - ``module_function(qualified_name)`` and ``method(fn, name)``: the :class:`FunctionInfo` of a
   function of this module or a method of ``fn``'s class, for following calls;
 - ``function_returns(qualified_name)``: what a function of another module returns, as its
@@ -47,12 +49,13 @@ RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), 
 
 
 class Scope:
-    __slots__ = ("artifact", "attrs", "fn", "is_tool", "kind", "name", "names", "quals")
+    __slots__ = ("artifact", "attrs", "classes", "fn", "is_tool", "kind", "name", "names", "quals")
 
     def __init__(self, kind: str, name: str = "") -> None:
         self.kind = kind  # "module" | "class" | "function"
         self.names: dict[str, str | None] = {}  # local name -> kind (None: bound to a non-tool)
         self.quals: dict[str, str] = {}  # local name -> qualified name (local imports)
+        self.classes: set[str] = set()  # function scopes: local names bound by a class statement
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         self.name = name
         self.is_tool = False  # class scopes: a tool class
@@ -221,6 +224,18 @@ class Context:
         if qual.startswith(prefix) and qual[len(prefix) :].count(".") <= 1:
             return self.functions.get(qual[len(prefix) :])
         return None
+
+    def defines_class(self, node: ast.AST) -> bool:
+        """Whether a name refers to a class this module defines: a class statement at its top level
+        (its only binding), or in a function around the walk's position."""
+        if not isinstance(node, ast.Name):
+            return False
+        name = node.id
+        for scope in reversed(self.scopes):
+            if scope.kind == "function" and (name in scope.names or name in scope.quals):
+                return name in scope.classes
+        descs = self.info.defs.get(name)
+        return bool(descs) and name not in self.info.imports and all(d[0] == "class" for d in descs)
 
     def method(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
         return self.functions.get(f"{fn.class_name}.{name}") if fn.class_name is not None else None
@@ -401,6 +416,7 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
         if scope.kind == "function":
             scope.names[target.id] = kind
             scope.quals.pop(target.id, None)
+            scope.classes.discard(target.id)
             if scope.fn is not None:
                 scope.fn.assigns.setdefault(target.id, []).append(value)
         elif scope.kind == "class":
@@ -711,6 +727,8 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
             scope.artifact = True
     if enclosing.kind == "function":
         enclosing.names[node.name] = CLASS if scope.is_tool else None
+        enclosing.quals.pop(node.name, None)
+        enclosing.classes.add(node.name)
     ctx.scopes.append(scope)
     try:
         ctx.body(node.body)

@@ -30,10 +30,30 @@ def exempt(file: FileFacts) -> bool:
 def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
-        ctx.report(node, CODE, MESSAGE.format(name=describe(func)))
+        # a module that defines a tool class is a home of that tool: adapters, wrappers and
+        # factories build the tools they define there
+        if not ctx.defines_class(func):
+            ctx.report(node, CODE, MESSAGE.format(name=describe(func)))
 
 
 VALID = [
+    snippet("""
+        from crewai.tools import BaseTool
+
+        class Search(BaseTool):
+            pass
+
+        search = Search()  # the module that defines a tool may build it
+    """),
+    snippet("""
+        from crewai.tools import BaseTool
+
+        def adapt(action):
+            class ActionTool(BaseTool):
+                name: str = action.name
+
+            return ActionTool()  # an adapter builds the tools it defines
+    """),
     snippet("""
         from crewai.tools import BaseTool
 
@@ -80,14 +100,6 @@ VALID = [
 
 INVALID = [
     snippet("""
-        from crewai.tools import BaseTool
-
-        class Search(BaseTool):
-            pass
-
-        s = Search()  # error: DG102
-    """),
-    snippet("""
         from crewai_tools import SerperDevTool
 
         tool = SerperDevTool(n_results=3)  # error: DG102
@@ -109,17 +121,10 @@ INVALID = [
         t = Tool(name='x', func=print, description='d')  # error: DG102
     """),
     snippet("""
-        from crewai.tools import BaseTool
+        from crewai_tools import SerperDevTool
 
-        class A(BaseTool):
-            pass
-
-        class B(A):
-            pass
-
-        def f():
-            class C(B):
-                pass
-            return C()  # error: DG102
+        def agent_tools():
+            tools = [SerperDevTool()]  # error: DG102
+            return tools
     """),
 ]
