@@ -77,7 +77,7 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     """The fix of a DG103/DG104 finding: the flagged returned expression made JSON text."""
     flagged = ctx.flagged_return(finding)
     if flagged is None:
-        return NoFix("not a return statement (e.g. a pass-only body): write the return value by hand")
+        return NoFix("no return statement to rewrite (a pass-only body, or one that can end without a return)")
     ret, value = flagged
     name, needed = wrapper(ctx)
     imports: tuple[Import, ...] = (needed,)
