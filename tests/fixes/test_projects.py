@@ -207,3 +207,25 @@ def test_desk_safe_fixes_only_the_tool_functions_nothing_else_calls(tmp_path: Pa
     proc = dispatchguard(fresh, "fix", "--no-cache", ".")
     assert "Nothing to fix." in proc.stderr  # a test that .invoke()s a tool: no wrap is safe any more
     assert "5 more fixable with --unsafe-fixes" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("relpath", "text"),
+    [
+        ("desk/agent.py", "from desk.tools import tags\n\nTOOLS = [tags]  # handed to an agent framework\n"),
+        ("desk/alias.py", "from desk.tools import tags as tag_tool\n\nprint(tag_tool.name)\n"),
+        (
+            "desk/other.py",
+            "from desk.tools import tags\n\n\nclass Registry(dict):\n    def register(self, name, tool):\n"
+            "        self[name] = tool\n\n\nOTHER = Registry()\nOTHER.register('tags', tags)\n",
+        ),
+    ],
+    ids=["passed-on", "aliased", "other-registry"],
+)
+def test_desk_a_mention_besides_its_registration_makes_the_wrap_unsafe(relpath: str, text: str, tmp_path: Path):
+    project = copy_project("desk", tmp_path)
+    (project / relpath).write_text(text)
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "Fixed 3 findings in 1 file. 2 findings remain. 2 more fixable with --unsafe-fixes." in proc.stderr
+    tools = (project / "desk" / "tools.py").read_text()
+    assert "return sorted(" in tools and "return ensure_json_str(None)" in tools  # tags left, company fixed

@@ -14,7 +14,8 @@ unchanged):
 * the project configures no dispatcher of its own (its tools run through ``dispatch_tool``);
 * the function is a top-level function registered in dispatchguard's registry
   (``TOOL_REGISTRY.register("search", search)``, or into a ``ToolRegistry`` of the project);
-* every other mention of its name in the project is such a registration: it is not called
+* every other mention of its name in the project is such a registration (into a registry the
+  dispatcher reads, not any ``.register``): it is not called
   (``search(...)``, the undecorated ``func=`` target called by name), not ``.invoke``d or ``.run``
   on (``search.invoke({...})``), not handed to a framework's agent (``tools=[search]``,
   ``bind_tools([search])``, ``Tool(func=search)``), not imported under another name;
@@ -33,11 +34,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dispatchguard.fix.base import FileContext, Fix, NoFix
 from dispatchguard.fix.json_return import enclosing_function, fix_json_return, runtime_dispatcher_only
-from dispatchguard.lint.tool_facts import Unknown
+from dispatchguard.lint.index import dotted
+from dispatchguard.lint.tool_facts import Dispatcher, Unknown
 
 CODE = "DG104"
 
@@ -53,12 +56,13 @@ def _safe_wrap(ctx: FileContext, ret: ast.Return) -> bool:
         return False
     if not ctx.facts.registered_names(None, f"{ctx.facts.module_name(ctx.key)}.{function.name}", dispatcher):
         return False
-    return _only_registered(ctx, function.name)
+    return _only_registered(ctx, function.name, dispatcher)
 
 
-def _only_registered(ctx: FileContext, name: str) -> bool:
+def _only_registered(ctx: FileContext, name: str, dispatcher: Dispatcher) -> bool:
     """Whether every mention of ``name`` in the project's files (other than its ``def`` and plain
-    imports) is the tool argument of a ``<registry>.register("key", name)`` call."""
+    imports) is the tool argument of a ``<registry>.register("key", name)`` call on a registry
+    ``dispatcher`` reads."""
     word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
     for key, file in ctx.facts.project.files.items():
         if key == ctx.key:
@@ -74,16 +78,22 @@ def _only_registered(ctx: FileContext, name: str) -> bool:
                 tree = ast.parse(data)
             except (SyntaxError, ValueError):
                 return False
-        if not _mentions_are_registrations(tree, name):
+
+        def read_by_dispatcher(registry: ast.expr, key: str = key) -> bool:
+            spelled = dotted(registry)
+            qual = ctx.facts.qualify(key, spelled) if spelled else None
+            return qual is not None and ctx.facts.reads(dispatcher, ctx.facts.canonical(qual))
+
+        if not _mentions_are_registrations(tree, name, read_by_dispatcher):
             return False
     return True
 
 
-def _mentions_are_registrations(tree: ast.Module, name: str) -> bool:
+def _mentions_are_registrations(tree: ast.Module, name: str, read_by_dispatcher: Callable[[ast.expr], bool]) -> bool:
     registered: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "register":
-            if len(node.args) >= 2 and isinstance(node.args[1], ast.Name):
+            if len(node.args) >= 2 and isinstance(node.args[1], ast.Name) and read_by_dispatcher(node.func.value):
                 registered.add(id(node.args[1]))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == name and id(node) not in registered:
