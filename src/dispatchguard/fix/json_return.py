@@ -33,7 +33,7 @@ _NO_FIX = {
 }
 
 
-def wrapper(ctx: FileContext) -> tuple[str, Import]:
+def _wrapper(ctx: FileContext) -> tuple[str, Import]:
     """``ensure_json_str`` when the project depends on dispatchguard at run time, else ``json.dumps``."""
     if ctx.facts.runtime_dependency:
         return "ensure_json_str", Import("dispatchguard", "ensure_json_str")
@@ -79,7 +79,7 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     if flagged is None:
         return NoFix("no return statement to rewrite (a pass-only body, or one that can end without a return)")
     ret, value = flagged
-    name, needed = wrapper(ctx)
+    name, needed = _wrapper(ctx)
     imports: tuple[Import, ...] = (needed,)
     if needed.name is None and _imported_in_function(ctx, ret, needed.module):
         imports = ()
