@@ -13,6 +13,8 @@ import ast
 import os
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from dispatchguard.fix import apply_fixes
 from dispatchguard.lint import load_config
 
 GOLDEN = Path(__file__).parent / "golden"
+RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 CASES = sorted(p for p in GOLDEN.glob("*.py") if not p.name.endswith(".expected.py"))
 PYPROJECT = """\
 [project]
@@ -45,11 +48,21 @@ PROJECTS: dict[str, tuple[list[str], dict[str, str]]] = {
             ),
         },
     ),
+    "dg104_imports": (
+        [],
+        {
+            "app/units.py": 'def celsius() -> str:\n    return "C"\n',
+            "app/registry.py": (
+                "from dispatchguard import TOOL_REGISTRY\n\nfrom app.dg104_imports import weather\n\n"
+                'TOOL_REGISTRY.register("weather", weather)\n'
+            ),
+        },
+    ),
 }
 
 
 #: The tool functions whose wraps are safe: registered in TOOL_REGISTRY and mentioned nowhere else.
-SAFE_TOOL_FUNCTIONS = {"dg104_langchain": {"company"}, "dg104_crewai": {"tags"}}
+SAFE_TOOL_FUNCTIONS = {"dg104_langchain": {"company"}, "dg104_crewai": {"tags"}, "dg104_imports": {"weather"}}
 
 
 def function_at(path: Path, line: int) -> str:
@@ -58,6 +71,15 @@ def function_at(path: Path, line: int) -> str:
         if isinstance(stmt, ast.FunctionDef) and stmt.lineno <= line <= (stmt.end_lineno or 0):
             return stmt.name
     raise AssertionError(f"no function at line {line} of {path.name}")
+
+
+def isort_clean(project: Path, target: Path) -> bool:
+    """Whether ruff's isort rule (default settings, ``app`` first-party) accepts ``target``."""
+    assert RUFF is not None, "ruff is a dev dependency"
+    proc = subprocess.run(
+        [RUFF, "check", "--isolated", "--no-cache", "--select", "I", str(target)], cwd=project, capture_output=True
+    )
+    return proc.returncode == 0
 
 
 def make_project(tmp_path: Path, case: Path) -> Path:
@@ -85,6 +107,7 @@ def test_golden(case: Path, tmp_path: Path):
     expected_path = case.with_name(case.stem + ".expected.py")
     target = make_project(tmp_path, case)
     os.chmod(target, 0o640)
+    sorted_before = isort_clean(tmp_path / "project", target)
 
     report = fix(target, unsafe=unsafe)
     result = target.read_bytes()
@@ -95,6 +118,8 @@ def test_golden(case: Path, tmp_path: Path):
 
     assert report.applied, "a golden case should exercise at least one fix"
     ast.parse(result)  # the fixed file parses
+    if sorted_before:  # the imports a fix adds go where isort puts them
+        assert isort_clean(tmp_path / "project", target)
     original = case.read_bytes()
     assert (b"\r\n" in result) == (b"\r\n" in original)  # newline style kept
     if b"\r\n" in original:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from dispatchguard import TOOL_REGISTRY, ensure_json_str
 from langchain_core.tools import StructuredTool, tool
 from pydantic import BaseModel
-
-from dispatchguard import TOOL_REGISTRY, ensure_json_str
 
 
 class Quote(BaseModel):

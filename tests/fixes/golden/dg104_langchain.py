@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from dispatchguard import TOOL_REGISTRY
 from langchain_core.tools import StructuredTool, tool
 from pydantic import BaseModel
-
-from dispatchguard import TOOL_REGISTRY
 
 
 class Quote(BaseModel):
