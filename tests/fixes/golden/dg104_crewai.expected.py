@@ -32,3 +32,10 @@ def report(title: str) -> str:
 
 
 TOOL_REGISTRY.register("tags", tags)
+
+
+@tool("Log")
+def log(message: str) -> str:
+    """Can end without a return: no fix (the missing value is the user's to write)."""
+    if message:
+        return json.dumps({"logged": message})

@@ -29,6 +29,12 @@ def quote(item: str) -> str:
     return Quote(item=item, price=1.5).model_dump_json()
 
 
+@tool
+def quote_for_humans(item: str) -> str:
+    """model_dump_json has no mode: no fix."""
+    return Quote(item=item, price=1.5).model_dump(mode="json")
+
+
 @tool(response_format="content_and_artifact")
 def fetch(url: str):
     """Fetch a page: only the content reaches the model."""
