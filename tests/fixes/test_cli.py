@@ -275,3 +275,30 @@ def test_the_fixed_functions_own_import_is_used(project, capsys):
     text = (project / "app" / "tools.py").read_text()
     assert text.startswith("from crewai.tools import BaseTool\n")  # no module-level import: it would be unused
     assert 'return json.dumps({"ratio": current / target})' in text
+
+
+LANGCHAIN_TOOL = '''\
+from langchain_core.tools import tool
+
+
+@tool
+def company(domain: str) -> dict:
+    """Look up a company."""
+    return {"domain": domain}
+'''
+
+
+def test_dg104_through_select_and_check_fix(project, capsys):
+    functions = project / "app" / "functions.py"
+    functions.write_text(LANGCHAIN_TOOL)
+    code, out, _ = run(capsys, "--unsafe-fixes", "--select", "DG104", "app")
+    assert code == 1 and "app/functions.py:7:12: DG104 fixed: wrap the returned value in ensure_json_str(...)" in out
+    assert "DG103" not in out and "ensure_json_str" not in (project / "app" / "tools.py").read_text()
+    assert 'return ensure_json_str({"domain": domain})' in functions.read_text()
+
+    functions.write_text(LANGCHAIN_TOOL)
+    code = cli.main(["check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "DG104", "app"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out + captured.err  # fixed, then nothing left to report
+    assert "Fixed 1 finding in 1 file." in captured.err
+    assert 'return ensure_json_str({"domain": domain})' in functions.read_text()

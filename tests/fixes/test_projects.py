@@ -1,7 +1,8 @@
 """The fixer on the fixture projects under projects/, each with its own registry, dispatcher (or
-dispatchguard's), dataclasses with a hand-written ``model_dump``, pydantic models, isort settings
-and test suite. Every step runs the real programs in a copy: the project's tests (pytest, in a
-subprocess), ``dispatchguard check``/``fix`` and ``ruff check --select I``.
+dispatchguard's), dataclasses with a hand-written ``model_dump``, pydantic models, LangChain
+``@tool`` functions (desk), isort settings and test suite. Every step runs the real programs in a
+copy: the project's tests (pytest, in a subprocess), ``dispatchguard check``/``fix`` and
+``ruff check --select I``.
 
 What the tiers must do:
 - ``fix`` (safe fixes only) never makes a passing test fail;
@@ -30,6 +31,7 @@ RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.whi
 BROKEN_BY_UNSAFE = {
     "shop": {"test_in_stock", "test_price", "test_level_tool_directly"},
     "notes": set(),
+    "desk": {"test_multiply_directly"},  # calls the undecorated func= target by name
 }
 
 
@@ -181,3 +183,49 @@ def test_a_registry_the_dispatcher_does_not_read_gives_no_name(tmp_path: Path):
     proc = dispatchguard(project, "fix", "--no-cache", "--unsafe-fixes", "--select", "DG101", "shop/report.py")
     assert 'run_tool("calculator", {"a": 1, "b": 2})' in (project / "shop" / "report.py").read_text(), proc.stdout
     assert "calc-2" not in (project / "shop" / "report.py").read_text()
+
+
+def test_desk_safe_fixes_only_the_tool_functions_nothing_else_calls(tmp_path: Path):
+    """desk registers its LangChain tool functions in TOOL_REGISTRY and its tests go through
+    dispatch_tool; one test calls ``multiply``, the ``func=`` target of a StructuredTool, by name."""
+    project = copy_project("desk", tmp_path)
+    assert findings(project) == Counter({"DG104": 5})
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "Fixed 4 findings in 1 file. 1 finding remains. 1 more fixable with --unsafe-fixes." in proc.stderr
+    tools = (project / "desk" / "tools.py").read_text()
+    assert "return ensure_json_str(None)" in tools
+    assert 'return ensure_json_str({"url": url, "length": len(raw)}), raw' in tools  # the content, not the tuple
+    assert "return a * b / 1\n" in tools  # multiply: called directly, so its wrap is unsafe
+    assert "from dispatchguard import TOOL_REGISTRY, ensure_json_str\n" in tools
+
+    (project / "tests" / "test_desk.py").write_text(
+        (project / "tests" / "test_desk.py").read_text() + "\n\ndef test_direct_invoke():\n"
+        '    from desk.tools import tags\n\n    assert tags.invoke({"text": "#a"}) == ["a"]\n'
+    )
+    fresh = copy_project("desk", tmp_path / "fresh")
+    shutil.copyfile(project / "tests" / "test_desk.py", fresh / "tests" / "test_desk.py")
+    proc = dispatchguard(fresh, "fix", "--no-cache", "desk/tools.py")  # the tests are still seen
+    assert "Nothing to fix." in proc.stderr  # a test that .invoke()s a tool: no wrap is safe any more
+    assert "5 more fixable with --unsafe-fixes" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("relpath", "text"),
+    [
+        ("desk/agent.py", "from desk.tools import tags\n\nTOOLS = [tags]  # handed to an agent framework\n"),
+        ("desk/alias.py", "from desk.tools import tags as tag_tool\n\nprint(tag_tool.name)\n"),
+        (
+            "desk/other.py",
+            "from desk.tools import tags\n\n\nclass Registry(dict):\n    def register(self, name, tool):\n"
+            "        self[name] = tool\n\n\nOTHER = Registry()\nOTHER.register('tags', tags)\n",
+        ),
+    ],
+    ids=["passed-on", "aliased", "other-registry"],
+)
+def test_desk_a_mention_besides_its_registration_makes_the_wrap_unsafe(relpath: str, text: str, tmp_path: Path):
+    project = copy_project("desk", tmp_path)
+    (project / relpath).write_text(text)
+    proc = dispatchguard(project, "fix", "--no-cache", ".")
+    assert "Fixed 3 findings in 1 file. 2 findings remain. 2 more fixable with --unsafe-fixes." in proc.stderr
+    tools = (project / "desk" / "tools.py").read_text()
+    assert "return sorted(" in tools and "return ensure_json_str(None)" in tools  # tags left, company fixed

@@ -99,11 +99,20 @@ class FileContext:
         path, position = self._path(line, col)
         return [n for n in path if isinstance(n, kind) and (n.lineno, n.col_offset) == position]
 
-    def return_of_value_at(self, line: int, col: int) -> ast.Return | None:
-        """The ``return`` statement whose value starts at a finding's (line, character column)."""
-        path, position = self._path(line, col)
-        for node in path:
-            if isinstance(node, ast.Return) and node.value is not None:
-                if (node.value.lineno, node.value.col_offset) == position:
-                    return node
+    def flagged_return(self, finding: Any) -> tuple[ast.Return, ast.expr | None] | None:
+        """The ``return`` statement a finding is about and the expression it flags inside it: the
+        whole value, or part of it (the content element of a ``(content, artifact)`` tuple); None
+        as the expression for a bare ``return``. None when the finding is not in a ``return``."""
+        path, start = self._path(finding.line, finding.col)
+        returns = [n for n in path if isinstance(n, ast.Return)]
+        if not returns:
+            return None
+        ret = returns[-1]
+        if ret.value is None:
+            return (ret, None) if (ret.lineno, ret.col_offset) == start else None
+        end = (finding.end_line, self.byte_col(finding.end_line, finding.end_col - 1))
+        for node in ast.walk(ret.value):  # breadth first: the outermost node of that span
+            if isinstance(node, ast.expr) and (node.lineno, node.col_offset) == start:
+                if (node.end_lineno, node.end_col_offset) == end:
+                    return ret, node
         return None

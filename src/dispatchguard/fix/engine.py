@@ -1,7 +1,7 @@
 """The fix engine: findings from the checking core in, edited files out.
 
 For each pass (at most :data:`MAX_PASSES`, like ruff): run :func:`dispatchguard.lint.check_paths`,
-then for every file with *fixable* findings (DG101, DG103; nothing else is read) let the rule's
+then for every file with *fixable* findings (DG101, DG103, DG104; nothing else is read) let the rule's
 fixer turn each finding into text edits, using the project's tool facts
 (:class:`~dispatchguard.lint.tool_facts.ToolFacts`: registered names, the dispatcher's signature,
 pydantic models), and

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from io import BytesIO
 from typing import Any
 
-from dispatchguard.fix import dg101, dg103
+from dispatchguard.fix import dg101, dg103, dg104
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.fix.imports import IsortSettings, import_edits
 from dispatchguard.fix.report import AppliedFix, SkippedFix
@@ -18,6 +18,7 @@ from dispatchguard.lint.tool_facts import ToolFacts
 FIXERS: dict[str, Callable[[Any, FileContext], Fix | NoFix]] = {
     dg101.CODE: dg101.fix,
     dg103.CODE: dg103.fix,
+    dg104.CODE: dg104.fix,
 }
 #: Codes that have no automatic fix, and what the user should do instead.
 NO_FIX_REASONS = {

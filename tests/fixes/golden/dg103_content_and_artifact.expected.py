@@ -1,0 +1,16 @@
+"""A LangChain tool class returning (content, artifact): only the content is the model's."""
+
+from dispatchguard import ensure_json_str
+from langchain_core.tools import BaseTool
+
+
+class PageTool(BaseTool):
+    name: str = "page"
+    description: str = "Fetch a page."
+    response_format: str = "content_and_artifact"
+
+    def _run(self, url: str):
+        raw = f"<html>{url}</html>"
+        if not url:
+            return (ensure_json_str({"error": "no url"}), None)
+        return ensure_json_str({"url": url, "length": len(raw)}), raw
