@@ -27,7 +27,7 @@ from dispatchguard.cli.common import (
 
 # Only the standard library at import time: libcst is imported inside `run`.
 
-HELP = "apply the automatic fixes (DG101, DG103) with libcst"
+HELP = "apply the automatic fixes (DG101, DG103, DG104)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
