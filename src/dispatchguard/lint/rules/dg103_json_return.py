@@ -552,6 +552,13 @@ VALID = [
 
 INVALID = [
     snippet("""
+        from crewai.tools import BaseTool
+
+        class Report(BaseTool):
+            def _run(self, rows):
+                return "\\n".join(rows).rstrip()  # error: DG103
+    """),
+    snippet("""
         from langchain_core.tools import BaseTool
 
         class Search(BaseTool):

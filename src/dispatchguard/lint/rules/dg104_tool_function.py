@@ -94,6 +94,15 @@ VALID = [
 
 INVALID = [
     snippet("""
+        from datetime import datetime
+        from langchain_core.tools import tool
+
+        @tool
+        def now() -> str:
+            \"\"\"The current time.\"\"\"
+            return datetime.now().isoformat()  # error: DG104
+    """),
+    snippet("""
         from langchain_core.tools import tool
 
         @tool
