@@ -39,6 +39,7 @@ Usage (with the project's venv)::
     .venv/bin/python benchmarks/recall/evaluate.py --prepare          # fetch the missing trees first
     .venv/bin/python benchmarks/recall/evaluate.py --json out.json --show-misses
     .venv/bin/python benchmarks/recall/evaluate.py --config default --sample 80   # whole-tree sample
+    .venv/bin/python benchmarks/recall/evaluate.py --python .venv   # with an installed environment
 """
 
 from __future__ import annotations
@@ -181,7 +182,9 @@ def rates(c: Counter) -> dict:
     return {**dict(c), "precision": precision, "recall": recall}
 
 
-def score(labels: dict, configuration: str, show_misses: bool, show_unlabelled: bool) -> tuple[dict, dict, list]:
+def score(
+    labels: dict, configuration: str, show_misses: bool, show_unlabelled: bool, extra: list[str]
+) -> tuple[dict, dict, list]:
     """Per-rule and per-tree counts, and the findings on no labelled site ``(dir, path, line, rule)``."""
     counts: dict[str, Counter] = defaultdict(Counter)
     per_tree: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
@@ -192,7 +195,7 @@ def score(labels: dict, configuration: str, show_misses: bool, show_unlabelled: 
             print(f"skipped {tree['dir']}: not in {DATA} ({tree['source']}; run with --prepare)", file=sys.stderr)
             continue
         text = tree.get("minimal", "") if configuration == "minimal" else ""
-        found = findings(root, text, [])
+        found = findings(root, text, extra)
         labelled = set()
         for path, line, rule, verdict, reason in tree["sites"]:
             hit = (path, line, rule) in found
@@ -275,6 +278,9 @@ def main() -> None:
     parser.add_argument("--show-unlabelled", action="store_true", help="list findings on no labelled site")
     parser.add_argument("--sample", type=int, metavar="N", help="print N unlabelled findings (default config)")
     parser.add_argument("--seed", type=int, default=11, help="seed of the --sample draw (default 11)")
+    parser.add_argument(
+        "--python", type=Path, help="check every tree with this installed environment (default: none)"
+    )
     args = parser.parse_args()
     labels = tomllib.loads(LABELS.read_text())
     if args.prepare:
@@ -284,7 +290,8 @@ def main() -> None:
     configurations = ("default", "minimal") if args.config == "both" else (args.config,)
     scores = {}
     for configuration in configurations:
-        result, trees, unlabelled = score(labels, configuration, args.show_misses, args.show_unlabelled)
+        extra = ["--python", str(args.python)] if args.python else []
+        result, trees, unlabelled = score(labels, configuration, args.show_misses, args.show_unlabelled, extra)
         scores[configuration] = result
         print(f"{configuration}:")
         print_table(result)
