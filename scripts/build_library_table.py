@@ -6,8 +6,8 @@ The libraries are never imported: their sdists are downloaded from PyPI (``pip d
 A name is a tool class when it derives, through any chain of the libraries' own classes, from one
 of the checker's default tool bases; a tool decorator when it is a default tool decorator or an
 alias of one. Lazy exports (``__getattr__`` with a ``{"Name": "module.path"}`` table, as in
-``langchain_community.tools`` and the legacy ``langchain.tools``) are followed through those
-tables. Two passes share every library but ``langchain``: one with the legacy 0.3 line (old
+``langchain_community.tools`` and the legacy ``langchain.tools``) are imports in the indexer's
+summaries, followed like any other. Two passes share every library but ``langchain``: one with the legacy 0.3 line (old
 import paths), one with the current release; the table is their union.
 
 Usage::
@@ -18,7 +18,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import json
 import shutil
@@ -67,49 +66,9 @@ def package_dir(tree: Path, import_name: str) -> Path:
     return inits[0].parent
 
 
-def lazy_exports(path: Path, module: str) -> dict[str, str]:
-    """The lazy exports of an ``__init__.py``: ``{"Name": "package.module"}`` tables, and the
-    ``__all__`` names a ``__getattr__`` forwards to another module (``from langchain_community
-    import tools`` ... ``getattr(tools, name)``)."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except SyntaxError:
-        return {}
-    found: dict[str, str] = {}
-    exported: list[str] = []
-    forwarded: str | None = None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-            if isinstance(node.value, (ast.List, ast.Tuple)):
-                exported = [
-                    e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-                ]
-        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.ImportFrom) and inner.module and len(inner.names) == 1 and inner.level == 0:
-                    forwarded = f"{inner.module}.{inner.names[0].name}"
-    if forwarded is not None:
-        found.update(dict.fromkeys(exported, forwarded))
-    for node in tree.body:
-        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-        if not isinstance(value, ast.Dict):
-            continue
-        for key, target in zip(value.keys, value.values, strict=True):
-            if (
-                isinstance(key, ast.Constant)
-                and isinstance(key.value, str)
-                and isinstance(target, ast.Constant)
-                and isinstance(target.value, str)
-            ):
-                where = target.value
-                if where.startswith("."):
-                    where = module + where if where != "." else module
-                found[key.value] = where
-    return found
-
-
 def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]]]:
-    config = dataclasses.replace(LintConfig(root=root), tool_packages=())
+    # the sdists alone: no installed environment, no spelling guess
+    config = dataclasses.replace(LintConfig(root=root), tool_packages=(), python=False)
     files = [SourceFile(p, p.relative_to(root).as_posix(), p.as_posix()) for p in sorted(root.rglob("*.py"))]
     files = [f for f in files if "/tests/" not in f"/{f.relpath}"]
     project = Project(config, files)
@@ -117,7 +76,6 @@ def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict
     tools: dict[str, set[str]] = {}
     decorators: dict[str, set[str]] = {}
     others: dict[str, set[str]] = {}
-    lazy: dict[tuple[str, str], str] = {}
     for file in files:
         info = project.load(file.key)
         if info is None:
@@ -132,19 +90,6 @@ def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict
                 decorators.setdefault(info.name, set()).add(name)
             elif name[:1].isupper():
                 others.setdefault(info.name, set()).add(name)
-        if file.relpath.endswith("__init__.py"):
-            for name, where in lazy_exports(file.path, info.name).items():
-                lazy[(info.name, name)] = f"{where}.{name}"
-    for _ in range(4):  # lazy tables may point at other lazy tables
-        for (module, name), target in lazy.items():
-            target_module, _, target_name = target.rpartition(".")
-            if target_name in tools.get(target_module, ()):
-                tools.setdefault(module, set()).add(name)
-                others.get(module, set()).discard(name)
-            elif target_name in decorators.get(target_module, ()):
-                decorators.setdefault(module, set()).add(name)
-            elif name[:1].isupper() and name not in tools.get(module, ()):
-                others.setdefault(module, set()).add(name)
     return tools, decorators, others
 
 

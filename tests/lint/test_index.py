@@ -113,3 +113,33 @@ def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
     found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)
     assert [f.code for f in found] == ["DG101"]
+
+
+LAZY_PACKAGE = {
+    "pkg/__init__.py": (
+        "import importlib\n\n"
+        "__all__ = ['SearchTool', 'Client']\n"
+        "_module_lookup = {'SearchTool': 'pkg.search', 'Client': '.client', 'Odd': 'not a module path'}\n\n"
+        "def __getattr__(name):\n"
+        "    return getattr(importlib.import_module(_module_lookup[name], __name__), name)\n"
+    ),
+    "pkg/search.py": "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n",
+    "pkg/client.py": "class Client:\n    def run(self):\n        return 1\n",
+}
+
+
+def test_lazy_exports_of_a_getattr_module_are_imports() -> None:
+    summary = summarise(ast.parse(LAZY_PACKAGE["pkg/__init__.py"]))
+    lazy = {"SearchTool": "pkg.search.SearchTool", "Client": ".client.Client"}
+    assert summary["imports"] == {"importlib": "importlib", **lazy}
+    plain = summarise(ast.parse("_module_lookup = {'SearchTool': 'pkg.search'}\n"))  # no __getattr__
+    assert plain["imports"] == {}
+
+
+def test_a_lazily_exported_tool_class_is_a_tool(tmp_path: Path) -> None:
+    files = {**LAZY_PACKAGE, "app.py": "from pkg import SearchTool, Client\n\nSearchTool()\nClient().run()\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    found = check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in found] == [("app.py", 3, "DG102")]

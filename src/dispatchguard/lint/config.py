@@ -44,9 +44,11 @@ DEFAULT_TOOL_BASES = (
 )
 DEFAULT_TOOL_DECORATORS = (
     "langchain_core.tools.tool",
+    "langchain_core.tools.convert.tool",  # where it is defined (imported from there too)
     "langchain.tools.tool",
     "langchain.agents.tool",
     "crewai.tools.tool",
+    "crewai.tools.base_tool.tool",
     "crewai.tool",
     "crewai_tools.tool",
 )

@@ -26,6 +26,7 @@ module's name later. Descriptors describe what a binding is, with names left unr
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -188,6 +189,10 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
     keys: dict[str, list[list[Any]]] = {}
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     _summarise_block(tree.body, imports, defs, keys, functions)
+    if "__getattr__" in defs:
+        for name, target in lazy_exports(tree.body).items():
+            if name not in imports and name not in defs:
+                imports[name] = target
     summary: dict[str, Any] = {"imports": imports, "defs": defs}
     if keys:
         summary["keys"] = keys
@@ -196,6 +201,46 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         if returns:
             summary["returns"] = returns
     return summary
+
+
+_MODULE_PATH = re.compile(r"\.*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\.+")
+
+
+def lazy_exports(body: list[ast.stmt]) -> dict[str, str]:
+    """The names a module with a ``__getattr__`` exports lazily, as ``{name: dotted target}``:
+    ``{"Name": "package.module"}`` tables (``langchain_community.tools``, the legacy
+    ``langchain.tools``; a relative module keeps its dots), and the ``__all__`` names that a
+    ``__getattr__`` forwards to another module (``from langchain_community import tools`` ...
+    ``getattr(tools, name)``)."""
+    found: dict[str, str] = {}
+    exported: list[str] = []
+    forwarded: str | None = None
+    for node in body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node.value, (ast.List, ast.Tuple)):
+                names = node.value.elts
+                exported = [e.value for e in names if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and inner.module and len(inner.names) == 1 and not inner.level:
+                    forwarded = f"{inner.module}.{inner.names[0].name}"
+    if forwarded is not None:
+        found.update((name, f"{forwarded}.{name}") for name in exported)
+    for node in body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, target in zip(value.keys, value.values, strict=True):
+            if (
+                isinstance(key, ast.Constant)
+                and isinstance(key.value, str)
+                and isinstance(target, ast.Constant)
+                and isinstance(target.value, str)
+                and _MODULE_PATH.fullmatch(target.value)
+            ):
+                module = target.value
+                found[key.value] = f"{module}{'' if module.endswith('.') else '.'}{key.value}"
+    return found
 
 
 def _record_keys(
