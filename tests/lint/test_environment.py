@@ -257,3 +257,14 @@ def test_cached_library_summaries_are_reread_when_the_library_file_changes(
     app = root / "app.py"
     app.write_text(app.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the project changed too
     assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
+
+
+def test_an_environment_with_system_site_packages_reads_the_base_interpreters_too(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    root = _project(tmp_path / "app", f'python = "{venv}"')
+    shown = _run(root, "--show-settings").stdout.splitlines()
+    folders = [line.removeprefix("#   import folder: ") for line in shown if line.startswith("#   import folder: ")]
+    base = Path(sys.base_prefix)
+    assert folders[0].startswith(str(venv))
+    assert any(Path(folder).is_relative_to(base) and folder.endswith("-packages") for folder in folders[1:])

@@ -150,7 +150,7 @@ def effective_config(args: argparse.Namespace) -> Any:
 
         python = Path(os.path.abspath(args.python)).as_posix()
         try:
-            environment_of(python, config.root)
+            environment_of(python)
         except lint.ConfigError as exc:
             raise UsageError(f"--python: {exc}") from None
         changes["python"] = python

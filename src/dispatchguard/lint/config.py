@@ -130,8 +130,8 @@ class LintConfig:
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS
     force_exclude: bool = False
     respect_gitignore: bool = True
-    #: the project's environment: None finds it (VIRTUAL_ENV, .venv), False uses none, or a path
-    #: to an interpreter or environment folder (relative to the root)
+    #: the project's environment: None finds it (VIRTUAL_ENV, .venv), False uses none, or the
+    #: absolute path of an interpreter or environment folder (the loader makes a configured one so)
     python: str | bool | None = None
     coverage: CoverageConfig = CoverageConfig()
     config_file: Path | None = None
@@ -386,7 +386,7 @@ def _python(value: object, where: str, base: Path) -> str | bool:
     from dispatchguard.lint.environment import environment_of
 
     try:
-        environment_of(python, base)
+        environment_of(python)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return python

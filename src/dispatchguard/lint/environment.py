@@ -199,7 +199,7 @@ def find_environment(
     env = os.environ if environ is None else environ
     root = root.absolute()
     if isinstance(python, str):
-        found = environment_of(python, root)
+        found = environment_of(python)
         return found, found.reason
     virtual_env = env.get("VIRTUAL_ENV")
     if virtual_env and env.get("PRE_COMMIT") == "1" and _same(Path(virtual_env), Path(sys.prefix)):
@@ -219,12 +219,10 @@ def find_environment(
     return None, f"none found ({looked}; no .venv or venv with a pyvenv.cfg at {root})"
 
 
-def environment_of(python: str, root: Path) -> Environment:
-    """The environment a ``python`` setting names (an interpreter or an environment folder,
-    relative to ``root``); :class:`~dispatchguard.lint.config.ConfigError` when it names none."""
-    given = Path(os.path.expanduser(python))
-    if not given.is_absolute():
-        given = root / given
+def environment_of(python: str) -> Environment:
+    """The environment an absolute ``python`` setting names (an interpreter or an environment
+    folder); :class:`~dispatchguard.lint.config.ConfigError` when it names none."""
+    given = Path(python)
     if not given.exists():
         raise ConfigError(f"python = {python!r}: {given} does not exist")
     prefix = given if given.is_dir() else _prefix_of_interpreter(given)
