@@ -268,3 +268,15 @@ def test_an_environment_with_system_site_packages_reads_the_base_interpreters_to
     base = Path(sys.base_prefix)
     assert folders[0].startswith(str(venv))
     assert any(Path(folder).is_relative_to(base) and folder.endswith("-packages") for folder in folders[1:])
+
+
+def test_an_editor_session_sees_a_package_installed_while_it_runs(tmp_path: Path, team_tools: Any) -> None:
+    from dispatchguard.lint.source import check_buffer, forget_editor_state
+
+    venv = team_tools.venv(tmp_path / "venv")
+    root = _project(tmp_path / "app", f'python = "{venv}"')
+    buffer = (root / "app.py").read_bytes()
+    forget_editor_state()
+    assert [f.code for f in check_buffer(root / "app.py", buffer)] == []
+    team_tools.install(venv)  # pip install in another terminal, the editor still open
+    assert [f.code for f in check_buffer(root / "app.py", buffer)] == ["DG102"]

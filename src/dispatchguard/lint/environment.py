@@ -246,7 +246,6 @@ def _environment(prefix: Path, reason: str) -> Environment | None:
     key = (prefix.as_posix(), reason)
     known = _FOUND.get(key)
     if known is not None and known.stamp() == known.stamp_then:
-        known.forget_modules()  # a new project: its library files are stat'ed again when read
         return known
     found = _read_environment(prefix, reason)
     if found is not None:

@@ -133,6 +133,8 @@ class Project:
         for alias, key in aliased.items():
             self.owners.setdefault(alias, key)  # a primary name wins over an alias
         self.environment, self.environment_reason = find_environment(self.root, config.python)
+        if self.environment is not None:
+            self.environment.forget_modules()  # a new project: library files are stat'ed again when read
         self.resolver = Resolver(config, self.owners, self, self.environment)
         self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse

@@ -20,6 +20,7 @@ from dispatchguard.lint.checking import check_tree, error_result, rules_for, ski
 from dispatchguard.lint.config import LintConfig, find_root, load_config
 from dispatchguard.lint.discovery import SourceFile, display_path, relative_path
 from dispatchguard.lint.engine import project_files
+from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.index import summarise
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
@@ -61,8 +62,15 @@ def check_source(
 # the editor path
 
 _CONFIGS: dict[Path, LintConfig] = {}
-_PROJECTS: dict[tuple[str, str], Project] = {}
-_WORDS: dict[tuple[str, str], WordSet] = {}  # the tool words of the last `dispatchguard check` run
+_PROJECTS: dict[tuple[str, str, str], Project] = {}
+_WORDS: dict[tuple[str, str, str], WordSet] = {}  # the tool words of the last `dispatchguard check` run
+
+
+def _project_key(config: LintConfig) -> tuple[str, str, str]:
+    """A project set up for an editor is valid for its configuration and installed environment:
+    a package installed during an editor session sets the project up again."""
+    environment, _ = find_environment(Path(config.root), config.python)
+    return str(config.root), config.fingerprint(), repr(environment.stamp()) if environment is not None else ""
 
 
 def editor_config(path: Path) -> LintConfig:
@@ -84,7 +92,7 @@ def editor_config(path: Path) -> LintConfig:
 def editor_project(config: LintConfig) -> Project:
     """The project of a configuration, set up once per process; what ``dispatchguard check``
     cached of unchanged files spares parsing them."""
-    key = (str(config.root), config.fingerprint())
+    key = _project_key(config)
     project = _PROJECTS.get(key)
     if project is None:
         files, _, _ = project_files([config.root], config)
@@ -163,7 +171,7 @@ def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None
         tree, error = parse_bytes(data)
         if tree is None:
             file = _buffer_file(project, path)
-            words = _WORDS[(str(config.root), config.fingerprint())]
+            words = _WORDS[_project_key(config)]
             if readable_source(data) and not (rules_for(project, file.relpath) and may_have_findings(data, words)):
                 return []
             findings = error_result(project, file, data, error or [1, 1, "syntax error"]).findings
