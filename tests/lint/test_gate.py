@@ -10,7 +10,8 @@ import random
 import pytest
 
 from dispatchguard.lint import LintConfig
-from dispatchguard.lint.project import IDENTIFIER, WordSet, may_have_findings, seed_words
+from dispatchguard.lint.index import IDENTIFIER
+from dispatchguard.lint.project import WordSet, may_have_findings, seed_words
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,9 @@ imports one of them is read, so the word closure stays exact. Two exceptions: a 
 at a release the bundled table was generated from is not read at all (the table is its exact
 answer), and the frameworks' names are not words (:data:`FRAMEWORKS`): a tool class that only a
 framework release newer than the table defines is found in the files that name another tool word.
+A framework module is parsed only when it names a tool class or decorator of the table (measured on
+langchain-community with langchain-core 1.7.2 installed: 23 of 69 modules asked about, CPU 1.26x
+-> 1.09x of the run without an environment, same findings).
 """
 
 from __future__ import annotations
@@ -35,11 +38,12 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from dispatchguard.lint.config import ConfigError
-from dispatchguard.lint.index import summarise
-from dispatchguard.lint.library import library_versions
+from dispatchguard.lint.index import IDENTIFIER, summarise
+from dispatchguard.lint.library import library_versions, tool_names
 from dispatchguard.lint.parsing import file_stat, parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo
 
@@ -85,14 +89,14 @@ class Environment:
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict, repr=False)
     _paths: dict[str, tuple[Path, bool] | None] = field(default_factory=dict, repr=False)
 
-    @property
+    @cached_property
     def packages(self) -> frozenset[str]:
         """The top-level import names of the tool libraries whose sources are read: all but those
         installed at a version the bundled table was generated from (the table is their exact
         answer, and reading them would only cost time)."""
         return frozenset(p for d in self.distributions if not d.in_table for p in d.packages)
 
-    @property
+    @cached_property
     def word_packages(self) -> frozenset[str]:
         """The top-level import names that are tool words: those of the libraries that are read,
         but the frameworks' (:data:`FRAMEWORKS`)."""
@@ -145,7 +149,7 @@ class Environment:
                 path, is_package = located
                 summary: dict = {"imports": {}, "defs": {}}
                 if path.suffix == ".py":
-                    summary = self._summary(path)
+                    summary = self._summary(path, name)
                 info = ModuleInfo(name, is_package, summary)
         self._modules[name] = info
         return info
@@ -155,8 +159,16 @@ class Environment:
         self._modules.clear()
         self._paths.clear()
 
-    def _summary(self, path: Path) -> dict:
-        """A library file's summary: the one known for its stat, else read with the indexer."""
+    @cached_property
+    def framework_packages(self) -> frozenset[str]:
+        """The top-level import names of the frameworks that are read (see :meth:`_summary`)."""
+        return frozenset(p for d in self.distributions if not d.in_table and d.name in FRAMEWORKS for p in d.packages)
+
+    def _summary(self, path: Path, name: str) -> dict:
+        """A library file's summary: the one known for its stat, else read with the indexer. A
+        framework's module that names no tool class or decorator the table knows binds nothing
+        tool-related that the checker could see (most of langchain-core: messages, runnables):
+        it is not parsed."""
         key = path.as_posix()
         stat = file_stat(path)
         known = self.summaries.get(key)
@@ -164,9 +176,15 @@ class Environment:
             return known[2]
         summary: dict = {"imports": {}, "defs": {}}
         try:
-            tree, _ = parse_bytes(path.read_bytes())
+            data = path.read_bytes()
         except OSError:
-            tree = None
+            data = b""
+        tree = None
+        if data and (
+            name.partition(".")[0] not in self.framework_packages
+            or not tool_names().isdisjoint(IDENTIFIER.findall(data))
+        ):
+            tree, _ = parse_bytes(data)
         if tree is not None:
             summary = summarise(tree)
         if stat is not None:

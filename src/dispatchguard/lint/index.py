@@ -203,6 +203,8 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
     return summary
 
 
+#: An identifier in source bytes (what the byte scans for tool words look for).
+IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE_PATH = re.compile(r"\.*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\.+")
 
 

@@ -32,12 +32,11 @@ from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
-from dispatchguard.lint.index import module_names, summarise
+from dispatchguard.lint.index import IDENTIFIER, module_names, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
-IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
 _FEW_ANCHORS = 48
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported

@@ -50,3 +50,11 @@ def library_kind(qual: str) -> str | None:
 def library_versions() -> dict[str, list[str]]:
     """The library versions the table was generated from."""
     return dict(_table()[3])
+
+
+@cache
+def tool_names() -> frozenset[bytes]:
+    """Every name the table lists as a tool class or decorator, in any module (as bytes, for
+    scanning sources)."""
+    classes, decorators = _table()[:2]
+    return frozenset(name.encode() for names in (*classes.values(), *decorators.values()) for name in names)
