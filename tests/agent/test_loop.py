@@ -249,12 +249,22 @@ def test_default_registry_is_the_process_wide_one(llm, llm_server):
     assert render_tool_prompt(TOOL_REGISTRY) in llm_server.requests[0]["messages"][0]["content"]
 
 
-def test_only_error_objects_count_as_failures():
-    from dispatchguard.agent.loop import _error_kind
+def test_only_error_objects_count_as_failures(llm, llm_server):
+    """A result with an "error" field that is data, or text that is no JSON object, is no failure:
+    the breaker does not count it and the tool is cited as a source; an error object is."""
+    reg = ToolRegistry()
+    error_object = '{"error": "x", "kind": "timeout", "tool": "t"}'
+    results = iter(['{"error": 0.5, "unit": "mm"}', "not json", "[1]", error_object])
 
-    assert _error_kind('{"error": "x", "kind": "timeout", "tool": "t"}') == "timeout"
-    assert _error_kind('{"error": 0.5}') is None  # data that happens to have an "error" field
-    assert _error_kind("not json") is None and _error_kind("[1]") is None
+    @reg.tool
+    def measure() -> str:
+        """Measure."""
+        return next(results)
+
+    llm_server.set_script([], default=tool_call("measure"))
+    result = run_tool_loop(llm, "go", registry=reg, max_steps=4, breaker_threshold=1)
+    assert result.stop_reason == "breaker" and result.steps == 4  # only the 4th result failed
+    assert "the same call to measure failed 1 times" in result.response
 
 
 def test_sync_loop_closes_the_http_connections_of_its_event_loop():
