@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _LAZY_EXPORTS = {
     "ensure_json_str": "dispatchguard.runtime.json_text",
