@@ -12,20 +12,9 @@ import pytest
 from dispatchguard.fix import apply_fixes
 from dispatchguard.lint import load_config
 
+from .conftest import REGISTERED_TOOL as TOOLS
+
 PYPROJECT = '[project]\nname = "app"\ndependencies = ["dispatchguard"]\n'
-TOOLS = '''\
-from dispatchguard import TOOL_REGISTRY
-from langchain_core.tools import tool
-
-
-@tool
-def company(domain: str) -> dict:
-    """Look up a company."""
-    return {"domain": domain}
-
-
-TOOL_REGISTRY.register("company", company)
-'''
 
 CASES = {
     # nothing else: the dispatcher is the only caller

@@ -10,20 +10,9 @@ from pygls.workspace import TextDocument
 
 from dispatchguard.lsp.server import check_document, fix_actions, to_diagnostic
 
+from .conftest import REGISTERED_TOOL as TOOLS
+
 PYPROJECT = '[project]\nname = "desk"\ndependencies = ["dispatchguard", "langchain-core"]\n'
-TOOLS = '''\
-from dispatchguard import TOOL_REGISTRY
-from langchain_core.tools import tool
-
-
-@tool
-def company(domain: str) -> dict:
-    """Look up a company."""
-    return {"domain": domain}
-
-
-TOOL_REGISTRY.register("company", company)
-'''
 UNSAVED = '''
 
 @tool
