@@ -11,36 +11,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dispatchguard.lint.config import COVERAGE_KEYS, LintConfig, RootInfo, any_glob, table_of
+from dispatchguard.lint.config import ADDITIVE_KEYS, COVERAGE_KEYS, LintConfig, RootInfo, any_glob, table_of
 
-# the settings shown, in the order of docs/configuration.md: key -> LintConfig field
-KEYS = {
-    "select": "select",
-    "extend-select": "extend_select",
-    "ignore": "ignore",
-    "per-file-ignores": "per_file_ignores",
-    "exclude": "exclude",
-    "force-exclude": "force_exclude",
-    "respect-gitignore": "respect_gitignore",
-    "strict": "strict",
-    "tool-bases": "tool_bases",
-    "tool-decorators": "tool_decorators",
-    "tool-packages": "tool_packages",
-    "tool-modules": "tool_modules",
-    "dispatchers": "dispatchers",
-    "test-patterns": "test_patterns",
-}
-ADDITIVE = {"tool-bases", "tool-decorators", "tool-packages", "dispatchers"}
-# command-line options that override a key
-OPTIONS = {
-    "select": "select",
-    "extend-select": "extend_select",
-    "ignore": "ignore",
-    "strict": "strict",
-    "force-exclude": "force_exclude",
-    "python": "python",
-}
+# the settings shown, in the order of docs/configuration.md (each is the LintConfig field of the
+# same name in snake_case)
+KEYS = (
+    "select", "extend-select", "ignore", "per-file-ignores", "exclude", "force-exclude",
+    "respect-gitignore", "strict", "tool-bases", "tool-decorators", "tool-packages", "tool-modules",
+    "dispatchers", "test-patterns",
+)  # fmt: skip
+# the keys a command-line option of the same name overrides
+OPTIONS = frozenset({"select", "extend-select", "ignore", "strict", "force-exclude", "python"})
 _SHOWN_FILES = 30
+
+
+def _field(key: str) -> str:
+    return key.replace("-", "_")
 
 
 def toml_value(value: Any) -> str:
@@ -59,12 +45,11 @@ def toml_table(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
 
 
 def _given(table: dict[str, Any], key: str) -> bool:
-    return key in table or key.replace("-", "_") in table
+    return key in table or _field(key) in table
 
 
 def origin(key: str, table: dict[str, Any], file: Path | None, args: argparse.Namespace) -> str:
-    option = OPTIONS.get(key)
-    if option is not None and getattr(args, option, None):
+    if key in OPTIONS and getattr(args, _field(key), None):
         return f"command line (--{key})"
     if key == "exclude":
         if _given(table, "exclude"):
@@ -73,7 +58,7 @@ def origin(key: str, table: dict[str, Any], file: Path | None, args: argparse.Na
             return f"default + {file} (extend-exclude)"
         return "default"
     if _given(table, key):
-        return f"default + {file}" if key in ADDITIVE else str(file)
+        return f"default + {file}" if key in ADDITIVE_KEYS else str(file)
     return "default"
 
 
@@ -89,8 +74,8 @@ def settings(config: LintConfig, root: RootInfo | None, args: argparse.Namespace
         f"# configuration file: {file if file is not None else 'none (built-in defaults)'}",
         "[tool.dispatchguard]",
     ]
-    for key, field in KEYS.items():
-        value = getattr(config, field)
+    for key in KEYS:
+        value = getattr(config, _field(key))
         text = toml_table(value) if key == "per-file-ignores" else toml_value(value)
         lines.append(f"{key} = {text}  # {origin(key, table, file, args)}")
     if config.python is None:
@@ -101,7 +86,7 @@ def settings(config: LintConfig, root: RootInfo | None, args: argparse.Namespace
     lines.append("")
     lines.append("[tool.dispatchguard.coverage]")
     for key in sorted(COVERAGE_KEYS):
-        value = getattr(config.coverage, key.replace("-", "_"))
+        value = getattr(config.coverage, _field(key))
         if value in (None, ()):
             lines.append(f"# {key}: not set")
             continue

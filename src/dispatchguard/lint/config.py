@@ -301,7 +301,7 @@ _LIST_KEYS = {
 }
 _BOOL_KEYS = {"strict": "strict", "force-exclude": "force_exclude", "respect-gitignore": "respect_gitignore"}
 # keys whose values are added to the built-in defaults rather than replacing them
-_ADDITIVE = {"tool-bases", "tool-decorators", "tool-packages", "dispatchers"}
+ADDITIVE_KEYS = frozenset({"tool-bases", "tool-decorators", "tool-packages", "dispatchers"})
 _CODE_KEYS = {"select", "ignore", "extend-select"}
 SUBTABLES = frozenset({"coverage"})
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores", "python"})
@@ -361,7 +361,7 @@ def _from_table(table: dict, file: Path, root: Path) -> LintConfig:
                 continue
             field = _LIST_KEYS[key]
             default = getattr(LintConfig, field)
-            values[field] = tuple(dict.fromkeys((*default, *items))) if key in _ADDITIVE else items
+            values[field] = tuple(dict.fromkeys((*default, *items))) if key in ADDITIVE_KEYS else items
     if extend_exclude:
         values["exclude"] = (*values.get("exclude", DEFAULT_EXCLUDE), *extend_exclude)  # type: ignore[misc]
     return LintConfig(**values)  # type: ignore[arg-type]
