@@ -1,7 +1,38 @@
 """The fixture projects under projects/ have their own test suites, run by test_projects.py in
 copies of them; the outer session must not collect them."""
 
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 collect_ignore_glob = ["projects/*"]
+
+PROJECTS = Path(__file__).parent / "projects"
+
+
+def copy_project(name: str, tmp_path: Path) -> Path:
+    """A copy of the fixture project ``name`` (the originals are never written)."""
+    target = tmp_path / name
+    shutil.copytree(PROJECTS / name, target, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+    return target
+
+
+def run_tests(project: Path) -> tuple[int, set[str]]:
+    """(tests passed, names of the tests that failed) of the project's own suite."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    failed = set(re.findall(r"^FAILED \S+::(\w+)", proc.stdout, re.MULTILINE))
+    assert passed or failed, proc.stdout + proc.stderr
+    return int(passed.group(1)) if passed else 0, failed
+
 
 # a LangChain @tool function registered in dispatchguard's registry (the DG104 fix's safe case)
 REGISTERED_TOOL = '''\

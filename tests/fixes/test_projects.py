@@ -15,7 +15,6 @@ What the tiers must do:
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-PROJECTS = Path(__file__).parent / "projects"
+from .conftest import PROJECTS, copy_project, run_tests
+
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 #: Per project: tests that fail after --unsafe-fixes (they read a tool's dict return directly).
@@ -33,27 +33,6 @@ BROKEN_BY_UNSAFE = {
     "notes": set(),
     "desk": {"test_multiply_directly"},  # calls the undecorated func= target by name
 }
-
-
-def copy_project(name: str, tmp_path: Path) -> Path:
-    target = tmp_path / name
-    shutil.copytree(PROJECTS / name, target, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
-    return target
-
-
-def run_tests(project: Path) -> tuple[int, set[str]]:
-    """(tests passed, names of the tests that failed) of the project's own suite."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    passed = re.search(r"(\d+) passed", proc.stdout)
-    failed = set(re.findall(r"^FAILED \S+::(\w+)", proc.stdout, re.MULTILINE))
-    assert passed or failed, proc.stdout + proc.stderr
-    return int(passed.group(1)) if passed else 0, failed
 
 
 def dispatchguard(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

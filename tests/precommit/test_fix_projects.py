@@ -4,48 +4,24 @@ config opts in. Slow: builds the hook environments (pip install from PyPI)."""
 
 from __future__ import annotations
 
-import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from ..fixes.conftest import copy_project, run_tests
+from .conftest import git, init_repo
+
 pytestmark = pytest.mark.slow
-
-PROJECTS = Path(__file__).resolve().parents[1] / "fixes" / "projects"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def init_repo(path: Path) -> None:
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "tests@example.com")
-    git(path, "config", "user.name", "tests")
-    git(path, "config", "commit.gpgsign", "false")
 
 
 def project_repo(name: str, tmp_path: Path) -> Path:
-    repo = tmp_path / name
-    shutil.copytree(PROJECTS / name, repo, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+    """A git repository holding a copy of a fixture project, its files staged."""
+    repo = copy_project(name, tmp_path)
     init_repo(repo)
     git(repo, "add", "-A")
     return repo
-
-
-def project_tests(repo: Path) -> tuple[int, set[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    passed = re.search(r"(\d+) passed", proc.stdout)
-    return int(passed.group(1)) if passed else 0, set(re.findall(r"^FAILED \S+::(\w+)", proc.stdout, re.MULTILINE))
 
 
 def output(proc: subprocess.CompletedProcess[str]) -> str:
@@ -58,21 +34,21 @@ def sources(repo: Path) -> dict[str, str]:
 
 def test_default_hook_on_shop_changes_nothing_and_keeps_tests(hook_repo, pre_commit, tmp_path):
     repo = project_repo("shop", tmp_path)
-    before_tests, before = project_tests(repo), sources(repo)
+    before_tests, before = run_tests(repo), sources(repo)
     assert before_tests == (8, set())
     proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
     assert proc.returncode == 1, output(proc)  # findings remain: every fix here is unsafe
     assert "files were modified by this hook" not in output(proc)
     assert "6 more fixable with --unsafe-fixes" in output(proc)
-    assert sources(repo) == before and project_tests(repo) == before_tests
+    assert sources(repo) == before and run_tests(repo) == before_tests
 
 
 def test_default_hook_on_notes_fixes_and_keeps_tests(hook_repo, pre_commit, tmp_path):
     repo = project_repo("notes", tmp_path)
-    assert project_tests(repo) == (4, set())
+    assert run_tests(repo) == (4, set())
     proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
     assert proc.returncode == 1 and "files were modified by this hook" in output(proc), output(proc)
-    assert project_tests(repo) == (4, set())
+    assert run_tests(repo) == (4, set())
     git(repo, "add", "-A")
     assert pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files").returncode == 0
     proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
@@ -93,7 +69,7 @@ def test_opting_in_to_unsafe_fixes_in_the_config(hook_repo, pre_commit, tmp_path
     assert proc.returncode == 1 and "files were modified by this hook" in output(proc), output(proc)
     service = (repo / "shop" / "service.py").read_text()
     assert 'run_tool("calculator", {"a": a, "b": b})' in service and "ToolAction" not in service
-    passed, failed = project_tests(repo)
+    passed, failed = run_tests(repo)
     assert failed == {"test_in_stock", "test_price", "test_level_tool_directly"} and passed == 5
     git(repo, "add", "-A")
     assert pre_commit(repo, "run", "dispatchguard-fix", "--all-files").returncode == 0
