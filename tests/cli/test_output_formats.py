@@ -31,7 +31,7 @@ SCHEMA = json.loads(
 )
 
 RULES = {
-    code: SimpleNamespace(CODE=code, NAME=name, MESSAGE=f"{name} message", SUMMARY=f"{name} summary")
+    code: SimpleNamespace(code=code, name=name, message=f"{name} message", summary=f"{name} summary")
     for code, name in [
         ("DG001", "syntax-error"),
         ("DG101", "direct-tool-call"),

@@ -18,7 +18,7 @@ def test_rule_has_a_page(code: str) -> None:
     page = DOCS / "rules" / f"{code}.md"
     assert page.is_file(), f"{code} has no page at {page}"
     text = page.read_text(encoding="utf-8")
-    assert text.startswith(f"# {RULES[code].NAME} ({code})")
+    assert text.startswith(f"# {RULES[code].name} ({code})")
     positions = [text.find(section) for section in SECTIONS]
     assert all(p >= 0 for p in positions), f"{code}: missing sections"
     assert positions == sorted(positions), f"{code}: sections out of order"

@@ -154,7 +154,7 @@ def test_report_types() -> None:
     assert finding.fix is None
     assert set(RULES) == {"DG001", "DG002", "DG101", "DG102", "DG103", "DG104"}
     for code, rule in RULES.items():
-        assert (rule.CODE, bool(rule.NAME), bool(rule.SUMMARY)) == (code, True, True)
+        assert (rule.code, bool(rule.name), bool(rule.summary)) == (code, True, True)
 
 
 def test_core_never_imports_heavy_or_user_code(tmp_path: Path) -> None:

@@ -1,61 +1,115 @@
-"""Fixit-style: every rule's VALID/INVALID snippets become tests (``# error: CODE`` marks lines)."""
+"""Every rule's cases (``tests/lint/cases/<CODE>.py``, flake8-bugbear's eval files) and canonical
+examples become tests; ``# error: CODE:COL MESSAGE`` pins the column and the message of a finding,
+``# error: CODE`` (canonical examples) its line only."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 
 from dispatchguard.lint import RULES
-from dispatchguard.lint.rules import ENGINE_RULES
+from dispatchguard.lint.rule import Rule
 from dispatchguard.lint.source import check_source
 
-from .conftest import expectations
+CASES_DIR = Path(__file__).parent / "cases"
+CASE = re.compile(r"^# case: (?P<kind>valid|invalid) (?P<title>.+)$")
+PINNED = re.compile(r"# error: (?P<code>DG\d{3}):(?P<col>\d+) (?P<message>.+?)(?=\s+# error: |$)")
+LINE_ONLY = re.compile(r"#\s*error:\s*(?P<codes>DG\d+(?:\s*,\s*DG\d+)*)\s*$")
 
-CASES = [
-    pytest.param(code, kind, snippet, id=f"{code}-{kind}-{index}")
-    for code, rule in sorted(RULES.items())
-    for kind, snippets in (("valid", rule.VALID), ("invalid", rule.INVALID))
-    for index, snippet in enumerate(snippets)
+
+def read_cases(path: Path) -> list[tuple[str, str, str]]:
+    """(kind, title, source) of each case; a case's source keeps the lines above it blank, so
+    line numbers are the file's."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    starts = [(n, CASE.match(line)) for n, line in enumerate(lines) if CASE.match(line)]
+    cases = []
+    for index, (start, match) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)
+        source = "\n" * (start + 1) + "\n".join(lines[start + 1 : end]) + "\n"
+        cases.append((match["kind"], match["title"], source))
+    return cases
+
+
+def pinned(source: str, code: str) -> set[tuple[int, int, str]]:
+    return {
+        (number, int(m["col"]), m["message"])
+        for number, line in enumerate(source.splitlines(), start=1)
+        for m in PINNED.finditer(line)
+        if m["code"] == code
+    }
+
+
+def line_only(source: str, code: str) -> set[int]:
+    return {
+        number
+        for number, line in enumerate(source.splitlines(), start=1)
+        if (m := LINE_ONLY.search(line)) and code in re.split(r"\s*,\s*", m["codes"])
+    }
+
+
+def findings(source: str, code: str) -> set[tuple[int, int, str]]:
+    return {(f.line, f.col, f.message) for f in check_source(source) if f.code == code and not f.suppressed}
+
+
+CASE_PARAMS = [
+    pytest.param(code, kind, source, id=f"{code}-{kind}-{title}")
+    for code in RULES
+    for kind, title, source in read_cases(CASES_DIR / f"{code}.py")
 ]
 
 
-@pytest.mark.parametrize(("code", "kind", "snippet"), CASES)
-def test_snippet(code: str, kind: str, snippet: str) -> None:
-    found = {(f.line, f.code) for f in check_source(snippet) if f.code == code and not f.suppressed}
-    expected, _ = expectations(snippet)
-    assert found == {(line, c) for _, line, c in expected if c == code}
-    if kind == "invalid":
-        assert found, "an INVALID snippet must report its rule"
+@pytest.mark.parametrize(("code", "kind", "source"), CASE_PARAMS)
+def test_case(code: str, kind: str, source: str) -> None:
+    found = findings(source, code)
+    assert found == pinned(source, code)
+    assert bool(found) == (kind == "invalid"), "an invalid case reports its rule, a valid one does not"
+
+
+EXAMPLE_PARAMS = [
+    pytest.param(code, kind, source, id=f"{code}-{kind}-{index}")
+    for code, rule in RULES.items()
+    for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid))
+    for index, source in enumerate(examples)
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "source"), EXAMPLE_PARAMS)
+def test_canonical_example(code: str, kind: str, source: str) -> None:
+    found = {line for line, _, _ in findings(source, code)}
+    assert found == line_only(source, code)
+    assert bool(found) == (kind == "invalid")
+
+
+def test_every_rule_has_cases_and_every_case_file_a_rule() -> None:
+    assert {path.stem for path in CASES_DIR.glob("*.py")} == set(RULES)
 
 
 @pytest.mark.parametrize("code", sorted(RULES))
 def test_rule_metadata(code: str) -> None:
     rule = RULES[code]
-    assert rule.CODE == code
-    assert rule.NAME == rule.NAME.lower() and " " not in rule.NAME
-    assert rule.SUMMARY and rule.MESSAGE
-    assert rule.VALID and rule.INVALID
+    assert rule.code == code
+    assert rule.name == rule.name.lower() and " " not in rule.name
+    assert rule.summary and rule.message
+    assert 1 <= len(rule.valid) <= 4 and 1 <= len(rule.invalid) <= 4
+    assert rule.url.endswith(f"/docs/rules/{code}.md")
+    assert bool(rule.fixer) != bool(rule.no_fix_reason) or rule.reporter == "engine"
 
 
 def test_codes_leave_room_for_later_rules() -> None:
     assert all(code.startswith(("DG0", "DG1")) for code in RULES)
 
 
-def test_every_rule_module_is_registered() -> None:
-    import pkgutil
-
-    from dispatchguard.lint import rules
-
-    modules = {name for _, name, _ in pkgutil.iter_modules(rules.__path__) if name.startswith("dg")}
-    assert modules == {module.__name__.rsplit(".", 1)[-1] for module in RULES.values()}
-
-
-@pytest.mark.parametrize("code", sorted(RULES))
-def test_rule_visits_something(code: str) -> None:
-    rule = RULES[code]
-    if code in ENGINE_RULES:  # the engine's own: unreadable files, unused noqa
-        return
-    assert (
-        hasattr(rule, "check_call")
-        or hasattr(rule, "check_tool_function")
-        or (rule.TOOL_METHODS and hasattr(rule, "check_tool_method"))
-    )
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({}, "a walk rule needs check_call"),
+        ({"reporter": "engine", "check_call": print}, "an engine rule has no walk hooks"),
+        ({"check_tool_method": print}, "check_tool_method and tool_methods go together"),
+        ({"check_call": print, "fixer": "m", "no_fix_reason": "r"}, "a fixable rule has no no_fix_reason"),
+    ],
+)
+def test_an_inconsistent_rule_is_refused(fields: dict, problem: str) -> None:
+    with pytest.raises(TypeError, match=problem):
+        Rule(code="DG199", name="x", summary="x", message="x", **fields)

@@ -24,10 +24,11 @@ from dispatchguard.cli.common import (
     report_notebooks,
     run_guarded,
 )
+from dispatchguard.lint.rules import RULES
 
-# Only the standard library at import time: libcst is imported inside `run`.
+# libcst is imported inside `run`, by the fix engine.
 
-HELP = "apply the automatic fixes (DG101, DG103, DG104)"
+HELP = "apply the automatic fixes ({})".format(", ".join(code for code, rule in RULES.items() if rule.fixer))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -62,8 +62,8 @@ def _run(args: argparse.Namespace) -> int:
         items = [
             {
                 "code": code,
-                "name": RULES[code].NAME,
-                "summary": RULES[code].SUMMARY,
+                "name": RULES[code].name,
+                "summary": RULES[code].summary,
                 "explanation": page(code),
             }
             for code in codes

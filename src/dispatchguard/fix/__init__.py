@@ -1,8 +1,8 @@
 """Autofixes for the DG rules (used by ``dispatchguard fix`` and ``check --fix`` only;
 the checker and the flake8 plugin never import this package).
 
-One module per fixable rule (:mod:`.dg101`, :mod:`.dg103`, :mod:`.dg104`), each documenting its fix
-safety (DG103 and DG104 share their rewrite, :mod:`.json_return`);
+One module per fixable rule, named by the rule (``Rule.fixer``), each documenting its fix safety
+(DG103 and DG104 share their rewrite, :mod:`.json_return`);
 :mod:`.engine` runs the checker, applies the fixes and writes the files.
 """
 

@@ -30,8 +30,6 @@ from dispatchguard.lint.tool_facts import RUNTIME_REGISTRIES, Dispatcher, Unknow
 if TYPE_CHECKING:
     import libcst as cst
 
-CODE = "DG101"
-
 SYNC_METHODS = frozenset({"run", "_run", "invoke"})
 ASYNC_METHODS = frozenset({"arun", "_arun", "ainvoke"})
 INVOKE_METHODS = frozenset({"invoke", "ainvoke"})

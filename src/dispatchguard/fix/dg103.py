@@ -23,8 +23,6 @@ from typing import Any
 from dispatchguard.fix.base import FileContext, Fix, NoFix
 from dispatchguard.fix.json_return import enclosing_function, fix_json_return, runtime_dispatcher_only
 
-CODE = "DG103"
-
 
 def _safe_wrap(ctx: FileContext, ret: ast.Return) -> bool:
     method = enclosing_function(ctx, ret)

@@ -42,8 +42,6 @@ from dispatchguard.fix.json_return import enclosing_function, fix_json_return, r
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.tool_facts import Dispatcher, Unknown
 
-CODE = "DG104"
-
 
 def _safe_wrap(ctx: FileContext, ret: ast.Return) -> bool:
     function = enclosing_function(ctx, ret)

@@ -1,7 +1,7 @@
 """The fix engine: findings from the checking core in, edited files out.
 
 For each pass (at most :data:`MAX_PASSES`, like ruff): run :func:`dispatchguard.lint.check_paths`,
-then for every file with *fixable* findings (DG101, DG103, DG104; nothing else is read) let the rule's
+then for every file with *fixable* findings (of rules that name a fixer; nothing else is read) let the rule's
 fixer turn each finding into text edits, using the project's tool facts
 (:class:`~dispatchguard.lint.tool_facts.ToolFacts`: registered names, the dispatcher's signature,
 pydantic models), and
@@ -29,12 +29,10 @@ from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.files import read_source
 from dispatchguard.fix.imports import IsortSettings
 from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, unified_diff
-from dispatchguard.fix.rewrite import FIXERS, NO_FIX_REASONS, fix_file
+from dispatchguard.fix.rewrite import FIXERS, fix_file, no_fix_reason
 
 __all__ = [
-    "FIXERS",
     "MAX_PASSES",
-    "NO_FIX_REASONS",
     "AppliedFix",
     "FixReport",
     "SkippedFix",
@@ -128,10 +126,8 @@ def _passes(
         for file_path, findings in sorted(by_file.items()):
             if not any(f.code in FIXERS for f in findings):
                 last_skipped[file_path] = [
-                    SkippedFix(file_path, f.line, f.col, f.code,
-                               NO_FIX_REASONS.get(f.code, "no automatic fix for this rule"), "unfixable")
-                    for f in findings
-                ]  # fmt: skip
+                    SkippedFix(file_path, f.line, f.col, f.code, no_fix_reason(f.code), "unfixable") for f in findings
+                ]
                 continue
             path = Path(file_path)
             try:

@@ -4,28 +4,28 @@ the imports they need, and keep the result only if it still parses."""
 from __future__ import annotations
 
 import ast
+import importlib
 import tokenize
 from collections.abc import Callable, Iterable
 from io import BytesIO
 from typing import Any
 
-from dispatchguard.fix import dg101, dg103, dg104
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.fix.imports import IsortSettings, import_edits
 from dispatchguard.fix.report import AppliedFix, SkippedFix
+from dispatchguard.lint.rules import RULES
 from dispatchguard.lint.tool_facts import ToolFacts
 
+#: Each fixable rule's fixer (the ``fix`` of the module its rule names).
 FIXERS: dict[str, Callable[[Any, FileContext], Fix | NoFix]] = {
-    dg101.CODE: dg101.fix,
-    dg103.CODE: dg103.fix,
-    dg104.CODE: dg104.fix,
+    code: importlib.import_module(rule.fixer).fix for code, rule in RULES.items() if rule.fixer
 }
-#: Codes that have no automatic fix, and what the user should do instead.
-NO_FIX_REASONS = {
-    "DG102": "no automatic fix: instantiate the tool in a tool module (tool-modules) and register it; "
-    "look it up in the registry or go through the dispatcher elsewhere",
-    "DG001": "no automatic fix: the file cannot be read or parsed",
-}
+
+
+def no_fix_reason(code: str) -> str:
+    """Why a finding of ``code`` has no automatic fix, and what the user should do instead."""
+    rule = RULES.get(code)
+    return (rule and rule.no_fix_reason) or "no automatic fix for this rule"
 
 
 def splice(text: str, edits: Iterable[Edit]) -> str:
@@ -77,7 +77,7 @@ def fix_file(
     for finding in findings:
         fixer = FIXERS.get(finding.code)
         if fixer is None:
-            skip(finding, NO_FIX_REASONS.get(finding.code, "no automatic fix for this rule"), "unfixable")
+            skip(finding, no_fix_reason(finding.code), "unfixable")
             continue
         outcome = fixer(finding, ctx)
         if isinstance(outcome, NoFix):

@@ -4,9 +4,9 @@ the :class:`~dispatchguard.lint.cache.FileResult` a front end reports and the ca
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
-from types import ModuleType
 from typing import Any
 
 from dispatchguard.lint.cache import CachedFinding, FileResult
@@ -16,26 +16,25 @@ from dispatchguard.lint.noqa import file_suppresses, file_suppression, parse_lin
 from dispatchguard.lint.parsing import char_col, decode_lines
 from dispatchguard.lint.project import Project
 from dispatchguard.lint.resolve import ModuleInfo
-from dispatchguard.lint.rules import RULES, WALK_RULES, dg001_parse_error, dg002_unused_noqa
+from dispatchguard.lint.rule import Rule
+from dispatchguard.lint.rules import RULES, WALK_RULES, dg002_unused_noqa
+from dispatchguard.lint.rules.dg001_parse_error import RULE as UNPARSABLE
+from dispatchguard.lint.rules.dg002_unused_noqa import RULE as UNUSED_NOQA
 from dispatchguard.lint.walker import Context, RawFinding
 
 
-def rules_for(project: Project, relpath: str) -> list[ModuleType]:
+def rules_for(project: Project, relpath: str) -> list[Rule]:
     """The walk rules enabled for a file: selected, not ignored for its path, not exempt."""
     config = project.config
     ignored = config.ignored_for(relpath)
-    facts = None
-    out = []
-    for code, rule in WALK_RULES.items():
-        if not config.is_enabled(code) or any(code.startswith(prefix) for prefix in ignored):
-            continue
-        exempt = getattr(rule, "exempt", None)
-        if exempt is not None:
-            facts = facts or project.facts(relpath)
-            if exempt(facts):
-                continue
-        out.append(rule)
-    return out
+    facts = functools.cache(lambda: project.facts(relpath))
+    return [
+        rule
+        for code, rule in WALK_RULES.items()
+        if config.is_enabled(code)
+        and not any(code.startswith(prefix) for prefix in ignored)
+        and rule.applies_to(facts)
+    ]
 
 
 def check_tree(
@@ -54,7 +53,7 @@ def check_tree(
     try:
         raw = ctx.run(tree) if rules else []
     except RecursionError:
-        raw = [(1, 0, 1, 0, dg001_parse_error.CODE, dg001_parse_error.MESSAGE.format(reason="too deeply nested"))]
+        raw = [(1, 0, 1, 0, UNPARSABLE.code, UNPARSABLE.message.format(reason="too deeply nested"))]
     return FileResult(
         findings=finish(raw, data, apply_noqa, judge_noqa=judges_noqa(project, file.relpath)),
         module=info.name,
@@ -96,7 +95,7 @@ def judges_noqa(project: Project, relpath: str) -> frozenset[str] | None:
     config = project.config
     ignored = config.ignored_for(relpath)
     enabled = frozenset(c for c in RULES if config.is_enabled(c) and not any(c.startswith(p) for p in ignored))
-    return enabled if dg002_unused_noqa.CODE in enabled else None
+    return enabled if UNUSED_NOQA.code in enabled else None
 
 
 def finish(
@@ -149,7 +148,7 @@ def _unused_noqa(
 ) -> list[CachedFinding]:
     """DG002 findings (suppressed by a file-level directive that covers DG002 when ``file_directives``
     are applied; a line's own directive never silences its DG002 but by naming DG002)."""
-    code = dg002_unused_noqa.CODE
+    code = UNUSED_NOQA.code
     out: list[CachedFinding] = []
     comments: dict[int, int] | None = None
     tokenized = False
@@ -176,10 +175,10 @@ def _unused_noqa(
 def error_result(project: Project, file: SourceFile, data: bytes | None, error: list[Any]) -> FileResult:
     """DG001 for a file that cannot be read or parsed (unless DG001 is off for it)."""
     config = project.config
-    code = dg001_parse_error.CODE
+    code = UNPARSABLE.code
     if not config.is_enabled(code) or any(code.startswith(p) for p in config.ignored_for(file.relpath)):
         return FileResult(findings=[])
     line, col, reason = error
     suppressed = bool(data) and file_suppresses(file_suppression(data), code)
-    message = dg001_parse_error.MESSAGE.format(reason=reason)
+    message = UNPARSABLE.message.format(reason=reason)
     return FileResult(findings=[[line, col, line, col, code, message, suppressed]])

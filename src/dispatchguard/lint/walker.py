@@ -112,9 +112,9 @@ class Context:
         self.functions: dict[str, FunctionInfo] = {}  # key -> info, for same-module calls
         self.tool_methods: list[FunctionInfo] = []
         rules = list(rules)
-        self.call_rules = [r.check_call for r in rules if hasattr(r, "check_call")]
-        self.method_rules = [(r.TOOL_METHODS, r.check_tool_method) for r in rules if hasattr(r, "check_tool_method")]
-        self.function_rules = [r.check_tool_function for r in rules if hasattr(r, "check_tool_function")]
+        self.call_rules = [r.check_call for r in rules if r.check_call]
+        self.method_rules = [(r.tool_methods, r.check_tool_method) for r in rules if r.check_tool_method]
+        self.function_rules = [r.check_tool_function for r in rules if r.check_tool_function]
         self.tool_functions: list[FunctionInfo] = []
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to

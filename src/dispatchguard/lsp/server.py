@@ -28,17 +28,18 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from dispatchguard import __version__
-from dispatchguard.cli.output import rule_url
 from dispatchguard.lint.config import ConfigError
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.noqa import with_codes, without_codes
 from dispatchguard.lint.parsing import quiet_parsing
-from dispatchguard.lint.rules import dg001_parse_error, dg002_unused_noqa
+from dispatchguard.lint.rules import RULES, dg002_unused_noqa
+from dispatchguard.lint.rules.dg001_parse_error import RULE as UNPARSABLE
+from dispatchguard.lint.rules.dg002_unused_noqa import RULE as UNUSED_NOQA
 from dispatchguard.lint.source import check_buffer, editor_config, file_changed, forget_editor_state
 
 SOURCE = "dispatchguard"
 #: Codes a line-level noqa comment cannot silence (DG001) or should not (DG002: remove the directive).
-NO_NOQA_ACTION = frozenset({dg001_parse_error.CODE, dg002_unused_noqa.CODE})
+NO_NOQA_ACTION = frozenset({UNPARSABLE.code, UNUSED_NOQA.code})
 
 
 def build_server() -> LanguageServer:
@@ -139,8 +140,8 @@ def check_document(path: Path, document: TextDocument) -> list[Finding]:
         config = editor_config(path)
         findings = check_buffer(path, document.source.encode("utf-8"), config)
     except (ConfigError, OSError) as exc:
-        message = dg001_parse_error.MESSAGE.format(reason=str(exc))
-        return [Finding(str(path), 1, 1, dg001_parse_error.CODE, message, 1, 1)]
+        message = UNPARSABLE.message.format(reason=str(exc))
+        return [Finding(str(path), 1, 1, UNPARSABLE.code, message, 1, 1)]
     return [f for f in findings if not f.suppressed]
 
 
@@ -150,15 +151,15 @@ def to_diagnostic(document: TextDocument, finding: Finding) -> types.Diagnostic:
         start=types.Position(line=finding.line - 1, character=finding.col - 1),
         end=types.Position(line=finding.end_line - 1, character=max(finding.end_col - 1, 0)),
     )
-    is_error = finding.code == dg001_parse_error.CODE
+    is_error = finding.code == UNPARSABLE.code
     return types.Diagnostic(
         range=document.range_to_client_units(where),  # type: ignore[arg-type]
         message=finding.message,
         severity=types.DiagnosticSeverity.Error if is_error else types.DiagnosticSeverity.Warning,
         code=finding.code,
-        code_description=types.CodeDescription(href=rule_url(finding.code)),
+        code_description=types.CodeDescription(href=RULES[finding.code].url),
         source=SOURCE,
-        tags=[types.DiagnosticTag.Unnecessary] if finding.code == dg002_unused_noqa.CODE else None,
+        tags=[types.DiagnosticTag.Unnecessary] if finding.code == UNUSED_NOQA.code else None,
         # what a code action needs to rebuild the finding (the range is in client units)
         data={
             "line": finding.line,
@@ -285,7 +286,7 @@ def unused_noqa_action(document: TextDocument, diagnostic: types.Diagnostic) -> 
     """DG002: take the unused and unknown codes out of the directive (the directive goes when none
     is left)."""
     finding = finding_of(document, diagnostic)
-    if finding is None or finding.code != dg002_unused_noqa.CODE or not 0 < finding.line <= len(document.lines):
+    if finding is None or finding.code != UNUSED_NOQA.code or not 0 < finding.line <= len(document.lines):
         return None
     body = document.lines[finding.line - 1].rstrip("\r\n")
     edited = without_codes(body, dg002_unused_noqa.listed_codes(finding.message))

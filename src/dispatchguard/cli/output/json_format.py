@@ -42,7 +42,7 @@ def fix_dict(fix: Any) -> dict[str, Any] | None:
 def to_dict(finding: Any, context: Context) -> dict[str, Any]:
     return {
         "code": finding.code,
-        "name": getattr(context.rules.get(finding.code), "NAME", None),
+        "name": getattr(context.rules.get(finding.code), "name", None),
         "message": finding.message,
         # standard input checked without --stdin-filename is "-", as in ruff
         "filename": "-" if finding.path == "-" else os.path.normpath(os.path.join(context.cwd, finding.path)),
@@ -63,7 +63,7 @@ def render_statistics(findings: Sequence[Any], context: Context) -> str:
     from dispatchguard.cli.output.text import count_by_code
 
     rows = [
-        {"code": code, "name": getattr(context.rules.get(code), "NAME", ""), "count": count}
+        {"code": code, "name": getattr(context.rules.get(code), "name", ""), "count": count}
         for code, count in count_by_code(findings, context)
     ]
     return json.dumps(rows, indent=2) + "\n"

@@ -23,12 +23,12 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _rule_descriptor(code: str, rule: Any) -> dict[str, Any]:
-    summary = getattr(rule, "SUMMARY", "") or getattr(rule, "MESSAGE", "") or code
+    summary = getattr(rule, "summary", "") or getattr(rule, "message", "") or code
     return {
         "id": code,
-        "name": getattr(rule, "NAME", code),
+        "name": getattr(rule, "name", code),
         "shortDescription": {"text": summary},
-        "fullDescription": {"text": getattr(rule, "MESSAGE", "") or summary},
+        "fullDescription": {"text": getattr(rule, "message", "") or summary},
         "helpUri": rule_url(code),
         "defaultConfiguration": {"level": "error"},
     }

@@ -37,7 +37,7 @@ def render_statistics(findings: Sequence[Any], context: Context) -> str:
     rows = []
     for code, count in count_by_code(findings, context):
         rule = context.rules.get(code)
-        name = getattr(rule, "NAME", "")
+        name = getattr(rule, "name", "")
         rows.append(f"{count:>5}\t{code}\t{name}".rstrip())
     return "".join(row + "\n" for row in rows)
 

@@ -1,46 +1,42 @@
-"""The rules, one module per code (Fixit's layout). Each rule module holds:
+"""The rules, one module per code (Fixit's layout), found by their file name ``dgNNN_<name>.py``.
 
-- ``CODE``, ``NAME`` (kebab-case), ``SUMMARY``, ``MESSAGE``;
-- what it visits: ``check_call(ctx, node)`` for every call, and/or ``TOOL_METHODS`` with
-  ``check_tool_method(ctx, fn)`` for those methods of tool classes, once the walk is over;
-- its own exemptions: ``exempt(file: FileFacts) -> bool`` (optional);
-- ``VALID``/``INVALID`` snippets that ``tests/lint/test_rules.py`` expands into tests
-  (``# error: CODE`` marks the line of each expected finding).
-
-Rules reach the project only through the query API of :mod:`dispatchguard.lint.walker`.
+Each rule module binds ``RULE``, a :class:`~dispatchguard.lint.rule.Rule`: its code, name and
+message, what it visits (``check_call`` for every call; ``check_tool_method`` for the
+``tool_methods`` of tool classes; ``check_tool_function`` for the functions the project makes
+tools of), its own exemptions, the fixer that fixes it and a few canonical examples. The cases
+that pin its findings (line, column, message) live in ``tests/lint/cases/<CODE>.py``. Rules reach
+the project only through the query API of :mod:`dispatchguard.lint.walker` (``Context``).
 
 Numbering: DG0xx for the checker itself (reported by the engine, not the walk: DG001 unreadable
-file, DG002 unused ``# noqa``), DG1xx dispatch and JSON output rules (DG103: run methods of tool
-classes, DG104: tool functions); DG2xx (registry names) and DG3xx (HTTP hygiene) are reserved.
+file, DG002 unused ``# noqa``), DG1xx dispatch and JSON output rules; DG2xx (registry names) and
+DG3xx (HTTP hygiene) are reserved.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+import pkgutil
+import re
 
-from dispatchguard.lint.rules import (
-    dg001_parse_error,
-    dg002_unused_noqa,
-    dg101_direct_call,
-    dg102_instantiation,
-    dg103_json_return,
-    dg104_tool_function,
-)
+from dispatchguard.lint.rule import Rule
 
-RULES: dict[str, ModuleType] = {
-    module.CODE: module
-    for module in (
-        dg001_parse_error,
-        dg002_unused_noqa,
-        dg101_direct_call,
-        dg102_instantiation,
-        dg103_json_return,
-        dg104_tool_function,
-    )
-}
+#: A rule module's file name; the package's other modules are shared helpers.
+RULE_MODULE = re.compile(r"dg\d{3}_\w+")
 
-#: The engine's own rules, reported after the walk.
-ENGINE_RULES = frozenset({dg001_parse_error.CODE, dg002_unused_noqa.CODE})
 
-#: The rules the walk runs.
-WALK_RULES: dict[str, ModuleType] = {code: module for code, module in RULES.items() if code not in ENGINE_RULES}
+def _load() -> dict[str, Rule]:
+    found = {}
+    for module_info in pkgutil.iter_modules(__path__):
+        if RULE_MODULE.fullmatch(module_info.name):
+            rule = importlib.import_module(f"{__name__}.{module_info.name}").RULE
+            if not module_info.name.startswith(rule.code.lower() + "_"):
+                raise TypeError(f"{module_info.name} defines {rule.code}: a rule module is named after its code")
+            found[rule.code] = rule
+    return dict(sorted(found.items()))
+
+
+#: Every rule, by code, in code order.
+RULES: dict[str, Rule] = _load()
+
+#: The rules the walk runs (the others are the engine's, reported around the walk).
+WALK_RULES: dict[str, Rule] = {code: rule for code, rule in RULES.items() if rule.reporter == "walk"}

@@ -14,12 +14,9 @@ import re
 from collections.abc import Collection
 
 from dispatchguard.lint.noqa import Noqa, codes_match
+from dispatchguard.lint.rule import Rule
 from dispatchguard.lint.rules.examples import snippet
 
-CODE = "DG002"
-NAME = "unused-noqa"
-SUMMARY = "`# noqa` directive that suppresses no DG finding"
-MESSAGE = "unused `noqa` directive ({detail})"
 OWN_PREFIX = "DG"
 _LISTED = re.compile(r"(?:unused|unknown): ([A-Za-z0-9, ]+)")
 
@@ -38,7 +35,7 @@ def unused(directive: Noqa, used: Collection[str], known: Collection[str], enabl
         return None
     stale, unknown = [], []
     for code in dict.fromkeys(directive.codes):
-        if not code.startswith(OWN_PREFIX) or code == CODE:
+        if not code.startswith(OWN_PREFIX) or code == RULE.code:
             continue
         if not any(k.startswith(code) for k in known):
             unknown.append(code)
@@ -51,45 +48,39 @@ def unused(directive: Noqa, used: Collection[str], known: Collection[str], enabl
         parts.append(f"unused: {', '.join(stale)}")
     if unknown:
         parts.append(f"unknown: {', '.join(unknown)}")
-    return MESSAGE.format(detail="; ".join(parts))
+    return RULE.message.format(detail="; ".join(parts))
 
 
-VALID = [
-    snippet("""
-        from crewai.tools import BaseTool
+RULE = Rule(
+    code="DG002",
+    name="unused-noqa",
+    summary="`# noqa` directive that suppresses no DG finding",
+    message="unused `noqa` directive ({detail})",
+    reporter="engine",
+    valid=(
+        snippet("""
+            from crewai.tools import BaseTool
 
-        class Search(BaseTool):
-            def _run(self, q: str) -> str:
-                return q
+            class Search(BaseTool):
+                def _run(self, q: str) -> str:
+                    return q
 
-        Search()._run("x")  # noqa: DG101
-    """),
-    snippet("""
-        import os
+            Search()._run("x")  # noqa: DG101
+        """),
+        snippet("""
+            import os
 
-        os.getcwd()  # noqa: E501, F401
-    """),
-    snippet("""
-        x = 1  # noqa
-    """),
-]
+            os.getcwd()  # noqa: E501, F401
+        """),
+    ),
+    invalid=(
+        snippet("""
+            x = 1  # noqa: DG101  # error: DG002
+        """),
+        snippet("""
+            import os
 
-INVALID = [
-    snippet("""
-        x = 1  # noqa: DG101  # error: DG002
-    """),
-    snippet("""
-        import os
-
-        os.getcwd()  # noqa: E501, DG999  # error: DG002
-    """),
-    snippet("""
-        from crewai.tools import BaseTool
-
-        class Search(BaseTool):
-            def _run(self, q: str) -> str:
-                return q
-
-        Search()._run("x")  # noqa: DG101, DG103  # error: DG002
-    """),
-]
+            os.getcwd()  # noqa: E501, DG999  # error: DG002
+        """),
+    ),
+)

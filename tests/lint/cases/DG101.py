@@ -1,0 +1,673 @@
+# Cases of DG101 (direct-tool-call), expanded by tests/lint/test_rules.py. Each `# case:` block is checked
+# as a module of its own; `# error: DG101:COL MESSAGE` pins a finding (column and message) on its line.
+
+# case: valid 1
+from langchain_core.tools import tool
+
+documented = tool(parse_docstring=True)
+named = tool("search")
+
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+search_tool = documented(search)
+other = named(search)
+
+def build():
+    options = tool(return_direct=True)
+    return options(search)
+
+# case: valid 2
+import subprocess
+subprocess.run(['ls'], check=True)
+
+# case: valid 3
+import asyncio
+async def main(): ...
+asyncio.run(main())
+
+# case: valid 4
+from flask import Flask
+app = Flask(__name__)
+app.run(debug=True)
+
+# case: valid 5
+from langchain_core.prompts import ChatPromptTemplate
+chain = ChatPromptTemplate.from_template('x') | llm
+chain.invoke({'q': 1})
+
+# case: valid 6
+from langchain_openai import ChatOpenAI
+llm = ChatOpenAI()
+llm.invoke('hello')
+llm.ainvoke('hello')
+
+# case: valid 7
+from langchain.agents import AgentExecutor
+executor = AgentExecutor(agent=a, tools=[])
+executor.invoke({'input': 'x'})
+
+# case: valid 8
+from concurrent.futures import ThreadPoolExecutor
+with ThreadPoolExecutor() as pool:
+    pool.submit(print, 1)
+
+# case: valid 9
+class Job:
+    def run(self):
+        return 1
+
+Job().run()
+
+# case: valid 10
+class Pipeline:
+    def run(self): ...
+
+def go(p: Pipeline):
+    p.run()
+
+# case: valid 11
+import unittest
+unittest.main()
+runner = unittest.TextTestRunner()
+runner.run(suite)
+
+# case: valid 12
+from crewai import Crew
+crew = Crew(agents=[], tasks=[])
+crew.kickoff()
+
+# case: valid 13
+import trio
+trio.run(main)
+
+# case: valid 14
+def run(x):
+    return x
+
+run(1)
+
+# case: valid 15
+import uvicorn
+uvicorn.run('app:app')
+
+# case: valid 16
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return '{}'
+    async def _arun(self, q):
+        return self._run(q)
+
+# case: valid 17
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return super()._run(q)
+
+# case: valid 18
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    @classmethod
+    def build(cls):
+        return cls._run(None)
+
+# case: valid 19
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+REG = {'t': T()}
+
+def dispatch_tool(action):
+    return REG[action.name].run(**action.args)
+
+# case: valid 20
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+REG = {'t': T()}
+
+async def adispatch_tool(action):
+    tool = REG.get(action.name)
+    return await tool.arun(**action.args)
+
+# case: valid 21
+tool = object()
+tool.run()
+
+# case: valid 22
+def make():
+    pass
+
+search_tool = make()
+search_tool.run('q')
+
+# case: valid 23
+from crewai.tools import BaseTool
+
+def f(tool):
+    tool.run('x')
+
+# case: valid 24
+from crewai.tools import BaseTool
+
+def f(search_tool: BaseTool):
+    search_tool = object()
+    search_tool.run('x')
+
+# case: valid 25
+registry = {}
+registry['x'].run()
+
+# case: valid 26
+import threading
+threading.Thread(target=print).run()
+
+# case: valid 27
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    t = 3
+    t.run()
+
+# case: valid 28
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    for t in range(3):
+        t.run()
+
+# case: valid 29
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    with open('x') as t:
+        t.run()
+
+# case: valid 30
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    try:
+        pass
+    except Exception as t:
+        t.run()
+
+# case: valid 31
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    g = lambda t: t.run()
+    return g
+
+# case: valid 32
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    t += 1
+    t.run()
+
+# case: valid 33
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: T):
+    a, t = 1, 2
+    t.run()
+
+# case: valid 34
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(*tools: int, **kw: T):
+    tools[0].run()
+    kw['a'].run()
+
+# case: valid 35
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+class Holder:
+    def __init__(self):
+        self.t = None
+
+    def go(self):
+        self.t.run()
+
+# case: valid 36
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(items: dict[str, int]):
+    for k, v in items.items():
+        v.run()
+
+# case: valid 37
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(x: 'Unknown'):
+    x.run()
+
+# case: valid 38
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(x: 'not valid python (('):
+    x.run()
+
+# case: valid 39
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(cls_: type[T]):
+    return cls_
+
+# case: valid 40
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+import typing
+
+def f(x: typing.Optional[int]):
+    x.run()
+
+# case: valid 41
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f():
+    import os
+    os.run()
+
+# case: valid 42
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+REG = {}
+REG['t'] = 3
+REG['t'].run()
+
+# case: valid 43
+from . import sibling
+sibling.tool.run()
+
+# case: valid 44
+from .tools import *
+something.run()
+
+# case: valid 45
+def dispatch_tool(action):
+    def inner():
+        return action.tool._run()
+    return inner()
+
+# case: valid 46
+def build():
+    @staticmethod
+    def helper(q):
+        return q
+    return helper.run()
+
+# case: invalid 1
+from crewai.tools import BaseTool
+
+class Search(BaseTool):
+    def _run(self, q):
+        return '{}'
+
+search = Search()
+search.run('q')  # error: DG101:1 direct tool call `search.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 2
+from crewai.tools import BaseTool
+
+class Search(BaseTool):
+    pass
+
+def go(tool: Search):
+    return tool.invoke('q')  # error: DG101:12 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 3
+from crewai.tools import BaseTool
+
+def go(tool: BaseTool | None):
+    tool._run('q')  # error: DG101:5 direct tool call `tool._run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 4
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    'Search.'
+    return '[]'
+
+search('q')  # error: DG101:1 direct tool call `search(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+search.invoke({'q': 'x'})  # error: DG101:1 direct tool call `search.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 5
+from crewai.tools import BaseTool as Base
+
+class A(Base):
+    pass
+
+class B(A):
+    pass
+
+REGISTRY = {'b': B()}
+REGISTRY['b'].run('x')  # error: DG101:1 direct tool call `REGISTRY['b'].run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+REGISTRY.get('b').run('x')  # error: DG101:1 direct tool call `REGISTRY.get('b').run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 6
+from crewai.tools import BaseTool
+
+class A(BaseTool):
+    pass
+
+TOOLS = [A()]
+
+def go():
+    for t in TOOLS:
+        t.run('x')  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 7
+from crewai.tools import BaseTool
+
+class A(BaseTool):
+    pass
+
+REG = {'a': A()}
+
+def go():
+    for name, t in REG.items():
+        t.run(name)  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 8
+anything._run(1)  # error: DG101:1 direct tool call `anything._run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+await other._arun(2)  # error: DG101:7 direct tool call `other._arun(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 9
+from crewai.tools import BaseTool
+
+class Agent:
+    search: BaseTool
+
+    def act(self):
+        return self.search.run('q')  # error: DG101:16 direct tool call `self.search.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 10
+from crewai.tools import BaseTool
+
+class A(BaseTool):
+    pass
+
+class Agent:
+    def __init__(self):
+        self.tool = A()
+
+    async def act(self):
+        return await self.tool.arun('q')  # error: DG101:22 direct tool call `self.tool.arun(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 11
+import crewai_tools
+
+tool = crewai_tools.SerperDevTool()
+tool.run(search_query='x')  # error: DG101:1 direct tool call `tool.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 12
+from crewai.tools import BaseTool
+
+def go(tools: list[BaseTool]):
+    tools[0].run('x')  # error: DG101:5 direct tool call `tools[0].run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return [t.run('y') for t in tools]  # error: DG101:13 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 13
+from langchain_core.tools import StructuredTool
+
+adder = StructuredTool.from_function(func=lambda a: a)
+adder.invoke({'a': 1})  # error: DG101:1 direct tool call `adder.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 14
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(t: 'T'):
+    t.run()  # error: DG101:5 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 15
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+import typing
+
+def f(t: typing.Optional[T] = None):
+    t.run()  # error: DG101:5 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 16
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+from typing import Annotated, Union
+
+def f(a: Annotated[T, 'x'], b: Union[T, None]):
+    a.run()  # error: DG101:5 direct tool call `a.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    b.run()  # error: DG101:5 direct tool call `b.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 17
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(*tools: T):
+    for t in tools:
+        t.run()  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 18
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(tools: dict[str, T]):
+    for name, t in tools.items():
+        t.invoke(name)  # error: DG101:9 direct tool call `t.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    for t in tools.values():
+        t.run()  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    for i, t in enumerate(sorted(tools.values())):
+        t.run(i)  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 19
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(tools: list[T]):
+    if (t := tools[0]):
+        t.run()  # error: DG101:9 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 20
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(kind: type[T]):
+    made = kind()
+    made.run()  # error: DG101:5 direct tool call `made.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 21
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f():
+    from crewai.tools import BaseTool as B
+    def g(x: B):
+        x.run()  # error: DG101:9 direct tool call `x.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return g
+
+# case: invalid 22
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+class Agent:
+    tool = T()
+
+    def go(self):
+        self.tool.run()  # error: DG101:9 direct tool call `self.tool.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 23
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+class Agent:
+    def go(self):
+        self.tool: T = make()
+        self.tool.run()  # error: DG101:9 direct tool call `self.tool.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 24
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f():
+    t: T
+    t = make()
+    local: T = make()
+    local.run()  # error: DG101:5 direct tool call `local.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 25
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+TOOLS = []
+TOOLS.append(T())
+TOOLS.extend([T()])
+REG = {}
+REG.update({'t': T()})
+
+def f():
+    TOOLS[0].run()  # error: DG101:5 direct tool call `TOOLS[0].run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    REG['t'].run()  # error: DG101:5 direct tool call `REG['t'].run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 26
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+try:
+    tool = T()
+except ImportError:
+    tool = None
+
+with open('x'):
+    other: T = make()
+
+if True:
+    tool.run()  # error: DG101:5 direct tool call `tool.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    other.run()  # error: DG101:5 direct tool call `other.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 27
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(registry: dict[str, T]):
+    return [registry[k].run() for k in registry if k]  # error: DG101:13 direct tool call `registry[k].run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 28
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+def f(tools: list[T]):
+    return {t.name: t.run() for t in tools}  # error: DG101:21 direct tool call `t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid 29
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    pass
+
+class Agent:
+    def __init__(self, t: T):
+        self.t = t
+
+    def go(self):
+        run = lambda: self.t.run()  # error: DG101:23 direct tool call `self.t.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+        return run
+
+# case: invalid 30
+from langchain_core.tools import tool
+
+def build():
+    @tool('lookup')
+    def lookup(q: str) -> str:
+        '''Look up.'''
+        return '[]'
+    return lookup.invoke('x')  # error: DG101:12 direct tool call `lookup.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`

@@ -1,0 +1,89 @@
+# Cases of DG102 (tool-instantiated-outside-tools-module), expanded by tests/lint/test_rules.py. Each `# case:` block is checked
+# as a module of its own; `# error: DG102:COL MESSAGE` pins a finding (column and message) on its line.
+
+# case: valid 1
+from crewai.tools import BaseTool
+
+class Search(BaseTool):
+    pass
+
+search = Search()  # the module that defines a tool may build it
+
+# case: valid 2
+from crewai.tools import BaseTool
+
+def adapt(action):
+    class ActionTool(BaseTool):
+        name: str = action.name
+
+    return ActionTool()  # an adapter builds the tools it defines
+
+# case: valid 3
+from crewai.tools import BaseTool
+
+class Search(BaseTool):
+    pass
+
+def make(cls: type[Search]):
+    return cls
+
+# case: valid 4
+class Search:
+    pass
+
+Search()
+
+# case: valid 5
+from crewai import Agent
+Agent(role='x', goal='y', backstory='z')
+
+# case: valid 6
+from crewai.tools import BaseTool
+
+class Search(BaseTool):
+    def __init__(self):
+        super().__init__()
+
+# case: valid 7
+from crewai_tools import load_tools
+load_tools(['x'])
+
+# case: valid 8
+from crewai_tools import MAX_RESULTS
+print(MAX_RESULTS)
+
+# case: valid 9
+from mytools import SerperDevTool
+SerperDevTool()
+
+# case: valid 10
+from crewai.tools import BaseTool
+isinstance(x, BaseTool)
+
+# case: invalid 1
+from crewai_tools import SerperDevTool
+
+tool = SerperDevTool(n_results=3)  # error: DG102:8 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+# case: invalid 2
+from langchain_community.tools import DuckDuckGoSearchRun
+
+search = DuckDuckGoSearchRun()  # error: DG102:10 tool class `DuckDuckGoSearchRun` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+# case: invalid 3
+import crewai_tools as ct
+
+def build():
+    return ct.ScrapeWebsiteTool()  # error: DG102:12 tool class `ct.ScrapeWebsiteTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+# case: invalid 4
+from langchain_core.tools import Tool
+
+t = Tool(name='x', func=print, description='d')  # error: DG102:5 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+# case: invalid 5
+from crewai_tools import SerperDevTool
+
+def agent_tools():
+    tools = [SerperDevTool()]  # error: DG102:14 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+    return tools

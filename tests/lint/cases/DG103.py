@@ -1,0 +1,853 @@
+# Cases of DG103 (tool-returns-non-json), expanded by tests/lint/test_rules.py. Each `# case:` block is checked
+# as a module of its own; `# error: DG103:COL MESSAGE` pins a finding (column and message) on its line.
+
+# case: valid 1
+from langchain_core.tools import BaseTool
+
+class Search(BaseTool):
+    response_format: str = "content_and_artifact"
+
+    def _run(self, q):
+        results = search(q)
+        return self.clean(results), results
+
+# case: valid 2
+from bson import json_util
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return str(json_util.dumps(list(q)))
+
+# case: valid 3
+import json
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        out = "Results: " + q
+        if q:
+            out = json.dumps(q)
+        return out
+
+# case: valid 4
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return "%s" % q
+
+# case: valid 5
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return prefix + q + suffix
+
+# case: valid 6
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return "".join(q)
+
+# case: valid 7
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        out = ""
+        out += q
+        return out
+
+# case: valid 8
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, model):
+        return model.json()
+
+# case: valid 9
+import json
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        if not q:
+            return self._fail(q)
+        return json.dumps(q)
+
+    def _fail(self, q):
+        raise ValueError(q)
+
+# case: valid 10
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return json.dumps({'q': q})
+
+# case: valid 11
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        from dispatchguard import ensure_json_str
+        return ensure_json_str({'q': q})
+
+# case: valid 12
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return self.model.model_dump_json()
+
+# case: valid 13
+from crewai.tools import BaseTool
+import orjson
+
+class T(BaseTool):
+    def _run(self, q):
+        return orjson.dumps({'q': q}).decode()
+
+# case: valid 14
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return '{"ok": true}'
+
+# case: valid 15
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        out = json.dumps(q)
+        return out
+
+# case: valid 16
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        result = {'q': q}
+        result = json.dumps(result)
+        return result
+
+# case: valid 17
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return self._format(q)
+
+    def _format(self, q):
+        return json.dumps(q)
+
+# case: valid 18
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return render(q)
+
+def render(q):
+    if q:
+        return json.dumps(q)
+    return '[]'
+
+# case: valid 19
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return fetch(q)
+
+# case: valid 20
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        try:
+            return json.dumps(q)
+        except ValueError as exc:
+            return json.dumps({'error': str(exc)})
+
+# case: valid 21
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        raise NotImplementedError
+
+# case: valid 22
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    async def _arun(self, q):
+        return await self._fetch(q)
+
+    async def _fetch(self, q):
+        return json.dumps(q)
+
+# case: valid 23
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def helper(self):
+        return {'not': 'a run method'}
+
+# case: valid 24
+import json
+
+class NotATool:
+    def _run(self):
+        return {'a': 1}
+
+# case: valid 25
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return json.dumps(q) if q else '[]'
+
+# case: valid 26
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        def inner():
+            return {'nested': True}
+        return json.dumps(inner())
+
+# case: valid 27
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        while True:
+            return json.dumps(q)
+
+# case: valid 28
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        for x in q:
+            yield x
+
+# case: valid 29
+from abc import abstractmethod
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    @abstractmethod
+    def _run(self, q):
+        pass
+
+# case: valid 30
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return json.dumps(q) if q else ensure_json_str(None)
+
+# case: valid 31
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    async def _arun(self, q):
+        return await helper(q)
+
+async def helper(q):
+    return json.dumps(q)
+
+# case: valid 32
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return '%s' % q
+
+# case: valid 33
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return q * 2
+
+# case: valid 34
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return self._loop(q)
+
+    def _loop(self, q):
+        return self._run(q)
+
+# case: valid 35
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        x = json.dumps(q)
+        x += ''
+        return x
+
+# case: valid 36
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        try:
+            pass
+        finally:
+            return json.dumps(q)
+
+# case: valid 37
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        try:
+            out = compute(q)
+        except ValueError:
+            raise
+        else:
+            return json.dumps(out)
+
+# case: valid 38
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        match q:
+            case 1:
+                return '1'
+            case _:
+                return '[]'
+
+# case: valid 39
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        with open(q) as fh:
+            return json.dumps(fh.read())
+
+# case: valid 40
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        import sys
+        sys.exit(1)
+
+# case: valid 41
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        assert False, 'unreachable'
+
+# case: valid 42
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        def str(x):
+            return json.dumps(x)
+        return str(q)
+
+# case: valid 43
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return render(q)
+
+def render(q):
+    yield q
+
+# case: valid 44
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return (lambda: 1)()
+
+# case: valid 45
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return q.result
+
+# case: valid 46
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return simplejson.dumps(q)
+
+# case: valid 47
+from crewai.tools import BaseTool
+from json import dumps
+
+class T(BaseTool):
+    def _run(self, q):
+        return dumps(q)
+
+# case: valid 48
+from crewai.tools import BaseTool
+from dispatchguard import ensure_json_str as ej
+
+class T(BaseTool):
+    def _run(self, q):
+        return ej(q)
+
+# case: valid 49
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return Text('[]')
+
+class Text(str):
+    pass
+
+# case: invalid 1
+from crewai.tools import BaseTool
+
+class Report(BaseTool):
+    def _run(self, rows):
+        return "\n".join(rows).rstrip()  # error: DG103:16 `Report._run` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 2
+from langchain_core.tools import BaseTool
+
+class Search(BaseTool):
+    response_format: str = "content_and_artifact"
+
+    def _run(self, q):
+        return f"Found {q}", {"raw": q}  # error: DG103:16 `Search._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 3
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        people = fetch(q)
+        people = self._text(people)
+        return people  # error: DG103:16 `T._run` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _text(self, people):
+        return "\n".join(people)
+
+# case: invalid 4
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        try:
+            return do(q)
+        except OSError as e:
+            return "Error: " + str(e)  # error: DG103:20 `T._run` returns text glued to other values, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 5
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        out = "Results:"
+        for item in q:
+            out += item
+        return out  # error: DG103:16 `T._run` returns text built with `+=`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 6
+from crewai.tools import BaseTool
+
+TEMPLATE = "Error: {} is not a valid path"
+
+class T(BaseTool):
+    def _run(self, q):
+        if not q:
+            return TEMPLATE.format(q)  # error: DG103:20 `T._run` returns text formatted with `.format`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return "{}".format(q)
+
+# case: invalid 7
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return self._format(q)  # error: DG103:16 `T._run` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _format(self, q):
+        lines = [str(x) for x in q]
+        return "\n".join(lines)
+
+# case: invalid 8
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, a, b):
+        return a / b  # error: DG103:16 `T._run` returns a number (arithmetic), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 9
+import requests
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, url):
+        response = requests.post(url, json={})
+        return response.json()  # error: DG103:16 `T._run` returns a parsed value (`.json()` of an HTTP response), not text, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 10
+from crewai.tools import BaseTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return "Error: %s" % q  # error: DG103:16 `T._run` returns text formatted with `%`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 11
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return {'q': q}  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 12
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return self.report.model_dump()  # error: DG103:16 `T._run` returns a dict (`.model_dump()`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 13
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return str(q)  # error: DG103:16 `T._run` returns `str(...)` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 14
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return f'result: {q}'  # error: DG103:16 `T._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 15
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return 'result: ' + json.dumps(q)  # error: DG103:16 `T._run` returns text glued to JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 16
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (a body of only `pass`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        pass
+
+# case: invalid 17
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        if q:
+            return  # error: DG103:13 `T._run` returns None (a bare `return`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return None  # error: DG103:16 `T._run` returns None, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 18
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return 42  # error: DG103:16 `T._run` returns a number, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 19
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return 'not json'  # error: DG103:16 `T._run` returns a string that is not JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 20
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return [x for x in q]  # error: DG103:16 `T._run` returns a list, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 21
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return repr(q)  # error: DG103:16 `T._run` returns `repr(...)` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 22
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        out = {'q': q}
+        return out  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 23
+from crewai.tools import BaseTool
+
+class Report:
+    pass
+
+class T(BaseTool):
+    def _run(self, q):
+        return Report()  # error: DG103:16 `T._run` returns an instance of `Report`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 24
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    async def _arun(self, q):  # error: DG103:5 `T._arun` returns None (it can end without a return), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        print(q)
+
+# case: invalid 25
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return self._raw(q)  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _raw(self, q):
+        return {'q': q}
+
+# case: invalid 26
+from crewai.tools import BaseTool
+import orjson
+
+class T(BaseTool):
+    def _run(self, q):
+        return orjson.dumps(q)  # error: DG103:16 `T._run` returns bytes (`orjson.dumps` without `.decode()`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 27
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return json.dumps(q) if q else {}  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 28
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return {} if q else json.dumps(q)  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 29
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    async def _arun(self, q):
+        return await helper(q)  # error: DG103:16 `T._arun` returns a list, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+async def helper(q):
+    return [q]
+
+# case: invalid 30
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return b'[]'  # error: DG103:16 `T._run` returns bytes, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 31
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return True  # error: DG103:16 `T._run` returns a bool, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 32
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return ...  # error: DG103:16 `T._run` returns Ellipsis, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 33
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return q.dict()  # error: DG103:16 `T._run` returns a dict (`.dict()`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 34
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return dict(a=q)  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 35
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        out = []
+        out = {}
+        return out  # error: DG103:16 `T._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 36
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (a body of only `pass`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        '''Docstring only, then pass.'''
+        pass
+
+# case: invalid 37
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (it can end without a return), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        if q:
+            return json.dumps(q)
+
+# case: invalid 38
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (it can end without a return), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        while True:
+            break
+
+# case: invalid 39
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (it can end without a return), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        try:
+            return json.dumps(q)
+        except ValueError:
+            pass
+
+# case: invalid 40
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):  # error: DG103:5 `T._run` returns None (it can end without a return), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        match q:
+            case 1:
+                return '1'
+
+# case: invalid 41
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def run(self, q):
+        return T()  # error: DG103:16 `T.run` returns an instance of `T`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 42
+from crewai.tools import BaseTool
+from crewai_tools import SerperDevTool
+
+class T(BaseTool):
+    def _run(self, q):
+        return SerperDevTool()  # error: DG103:16 `T._run` returns an instance of `SerperDevTool`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 43
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        return json.dumps(q) + json.dumps(q)  # error: DG103:16 `T._run` returns text glued to JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 44
+def outer():
+    from crewai.tools import BaseTool
+
+    class Local(BaseTool):
+        def _run(self, q):
+            return {'q': q}  # error: DG103:20 `outer.Local._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return Local
+
+# case: invalid 45
+from crewai.tools import BaseTool
+import json
+
+class T(BaseTool):
+    def _run(self, q):
+        out = Report(q)
+        return out  # error: DG103:16 `T._run` returns an instance of `Report`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+class Report:
+    pass

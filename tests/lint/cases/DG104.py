@@ -1,0 +1,134 @@
+# Cases of DG104 (tool-function-returns-non-json), expanded by tests/lint/test_rules.py. Each `# case:` block is checked
+# as a module of its own; `# error: DG104:COL MESSAGE` pins a finding (column and message) on its line.
+
+# case: valid 1
+import json
+from langchain_core.tools import tool
+
+@tool
+def search(query: str) -> str:
+    """Search."""
+    return json.dumps({'query': query})
+
+# case: valid 2
+import json
+from crewai.tools import tool
+
+@tool("Search the web")
+def search(query: str) -> str:
+    """Search."""
+    if not query:
+        return '{"error": "empty query"}'
+    return json.dumps(run_search(query))
+
+# case: valid 3
+import json
+from langchain_core.tools import tool
+
+@tool(response_format="content_and_artifact")
+def fetch(url: str):
+    """Fetch."""
+    page = download(url)
+    return json.dumps({'title': page.title}), page
+
+# case: valid 4
+from langchain_core.tools import tool
+
+@tool
+def lookup(key: str) -> str:
+    """Look up."""
+    return backend.get(key)
+
+# case: valid 5
+from langchain_core.tools import tool
+
+def helper(x):
+    return {'x': x}
+
+@tool
+def wrapped(x: str) -> str:
+    """Wrapped."""
+    return ensure_json_str(helper(x))
+
+# case: valid 6
+def not_a_tool(x):
+    return f"value {x}"
+
+# case: valid 7
+from langchain_core.tools import tool
+
+options = tool(parse_docstring=True)
+
+def plain(x):
+    return x
+
+# case: invalid 1
+from datetime import datetime
+from langchain_core.tools import tool
+
+@tool
+def now() -> str:
+    """The current time."""
+    return datetime.now().isoformat()  # error: DG104:12 tool function `now` returns a date as text (`.isoformat()`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 2
+from langchain_core.tools import tool
+
+@tool
+def add(a: int, b: int) -> str:
+    """Add."""
+    return f"The sum is {a + b}"  # error: DG104:12 tool function `add` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 3
+from crewai.tools import tool
+
+@tool("Calculator")
+def calculate(expression: str) -> str:
+    """Calculate."""
+    try:
+        return evaluate(expression)
+    except ValueError:
+        return "Error: invalid expression"  # error: DG104:16 tool function `calculate` returns a string that is not JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 4
+from langchain.tools import tool
+
+@tool
+def summarise(items: list[str]) -> str:
+    """Summarise."""
+    return "\n".join(items)  # error: DG104:12 tool function `summarise` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 5
+from langchain_core.tools import tool
+
+@tool
+def company(domain: str) -> dict:
+    """Company."""
+    return {'domain': domain}  # error: DG104:12 tool function `company` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 6
+from langchain_core.tools import tool
+
+@tool(response_format="content_and_artifact")
+def fetch(url: str):
+    """Fetch."""
+    page = download(url)
+    return f"Title: {page.title}", page  # error: DG104:12 tool function `fetch` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid 7
+from langchain_core.tools import StructuredTool
+
+def multiply(a: float, b: float) -> float:
+    return a * b / 1  # error: DG104:12 tool function `multiply` returns a number (arithmetic), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+calculator = StructuredTool.from_function(func=multiply, name="multiply")
+
+# case: invalid 8
+import requests
+from langchain_core.tools import tool
+
+@tool
+def weather(city: str):
+    """Weather."""
+    response = requests.get("https://example.invalid", params={"q": city})
+    return response.json()  # error: DG104:12 tool function `weather` returns a parsed value (`.json()` of an HTTP response), not text, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
