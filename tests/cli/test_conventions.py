@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.lint import load_config
+from dispatchguard.lint import RULES, load_config
 
 from .conftest import run_cli, write_tree
 
@@ -160,11 +160,11 @@ def test_rule_all_and_json(project):
     done = run_cli("rule", "--all")
     assert done.returncode == 0
     titles = [line for line in done.stdout.splitlines() if line.startswith("# ") and "(DG" in line]
-    assert [t.rsplit("(", 1)[1].rstrip(")") for t in titles] == ["DG001", "DG002", "DG101", "DG102", "DG103", "DG104"]
+    assert [t.rsplit("(", 1)[1].rstrip(")") for t in titles] == sorted(RULES)
     item = json.loads(run_cli("rule", "--output-format", "json", "DG103").stdout)
     assert (item["code"], item["name"]) == ("DG103", "tool-returns-non-json")
     assert item["explanation"].startswith("# tool-returns-non-json (DG103)")
-    assert len(json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)) == 6
+    assert len(json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)) == len(RULES)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_rule_all_and_json(project):
     [
         (
             ["DG999"],
-            "dispatchguard: error: unknown rule code 'DG999' (known: DG001, DG002, DG101, DG102, DG103, DG104)",
+            f"dispatchguard: error: unknown rule code 'DG999' (known: {', '.join(sorted(RULES))})",
         ),
         ([], "one of the arguments CODE --all is required"),
         (["DG101", "--all"], "not allowed with argument"),

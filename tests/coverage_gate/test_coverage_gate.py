@@ -11,6 +11,8 @@ import pytest
 
 from dispatchguard import coverage_gate as gate
 from dispatchguard.cli import main as cli_main
+from dispatchguard.coverage_gate.report import format_percent
+from dispatchguard.coverage_gate.results import format_missing
 from dispatchguard.globs import glob_to_regex
 
 MODELS = "src/**/models.py"
@@ -264,13 +266,13 @@ def test_glob_to_regex(pattern, path, matches):
 
 
 def test_format_missing():
-    assert gate.format_missing([1, 2, 3, 5, 9, 10], [(4, 6), (2, 8), (7, -1), (6, 9)]) == "1-3, 4->6, 5, 7->exit, 9-10"
-    assert gate.format_missing([], []) == ""
+    assert format_missing([1, 2, 3, 5, 9, 10], [(4, 6), (2, 8), (7, -1), (6, 9)]) == "1-3, 4->6, 5, 7->exit, 9-10"
+    assert format_missing([], []) == ""
 
 
 def test_format_percent_never_rounds_up_to_threshold():
-    assert gate.format_percent(89.9999) == "89.99%"
-    assert gate.format_percent(100.0) == "100.00%"
+    assert format_percent(89.9999) == "89.99%"
+    assert format_percent(100.0) == "100.00%"
 
 
 def test_render_with_empty_file_is_full(tmp_path):

@@ -235,7 +235,7 @@ def test_router_does_not_load_libcst_or_coverage():
     (coverage itself may be loaded by a measuring parent)."""
     code = (
         "import sys; from dispatchguard.cli import main; main.build_parser(); "
-        "heavy = [m for m in ('libcst', 'dispatchguard.coverage_gate', 'dispatchguard.fix.engine') "
+        "heavy = [m for m in ('libcst', 'dispatchguard.coverage_gate.measure', 'dispatchguard.fix.engine') "
         "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,3 +30,12 @@ def test_configuration_page_lists_every_key() -> None:
     text = (DOCS / "configuration.md").read_text(encoding="utf-8")
     for key in KNOWN_KEYS:
         assert f"`{key}`" in text, key
+
+
+def test_rules_index_is_generated_from_the_rule_table() -> None:
+    script = DOCS.parent / "scripts" / "rules_index.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    index = (DOCS / "rules" / "README.md").read_text(encoding="utf-8")
+    for code, rule in RULES.items():
+        assert f"[{code}]({code}.md) | `{rule.name}`" in index

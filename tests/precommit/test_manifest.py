@@ -76,3 +76,9 @@ def test_docs_rev_is_the_release_tag_of_this_version():
     from dispatchguard import __version__
 
     assert __version__ == version
+
+
+def test_hook_descriptions_name_no_rule_codes():
+    """A description that enumerated codes went stale when DG104 came; the rule table is the list."""
+    for hook in hooks():
+        assert not re.search(r"\bDG\d{3}\b", hook["description"]), hook["id"]

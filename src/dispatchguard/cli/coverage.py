@@ -9,45 +9,14 @@ from __future__ import annotations
 
 import argparse
 
+from dispatchguard.coverage_gate.arguments import add_arguments
+
+__all__ = ["HELP", "add_arguments", "run"]
+
 HELP = "gate the coverage of critical modules (exit 1 below --fail-under)"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--fail-under",
-        type=float,
-        metavar="PERCENT",
-        help="minimum coverage (total of the matched files, or each file with --per-file)",
-    )
-    parser.add_argument(
-        "--include",
-        action="append",
-        metavar="GLOB",
-        help="file pattern to gate, repeatable ('**' spans directories); replaces the configured list",
-    )
-    parser.add_argument("--data-file", metavar="FILE", help="coverage data file (default: .coverage)")
-    branch = parser.add_mutually_exclusive_group()
-    branch.add_argument(
-        "--branch",
-        dest="branch",
-        action="store_const",
-        const=True,
-        default=None,
-        help="count branches (the data must have been recorded with branch coverage)",
-    )
-    branch.add_argument("--no-branch", dest="branch", action="store_const", const=False, help="count lines only")
-    parser.add_argument(
-        "--per-file",
-        dest="per_file",
-        action="store_const",
-        const=True,
-        default=None,
-        help="require every matched file to reach the threshold, not just their total",
-    )
-    parser.add_argument("--rcfile", metavar="FILE", help="coverage configuration file (exclusions)")
-
-
 def run(args: argparse.Namespace) -> int:
-    from dispatchguard.coverage_gate import run_args
+    from dispatchguard.coverage_gate.cli import run_args
 
     return run_args(args)

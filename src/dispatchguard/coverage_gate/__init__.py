@@ -25,39 +25,32 @@ The gate is split by concern: :mod:`.settings` (options over the ``[tool.dispatc
 defaults that :mod:`dispatchguard.lint.config` reads), :mod:`.matching` (selecting files with the
 patterns of :mod:`dispatchguard.globs` and the checker's walker), :mod:`.measure`
 (reading the coverage data), :mod:`.results`, :mod:`.report` (the table) and :mod:`.cli`.
-This package re-exports their public names, so ``from dispatchguard.coverage_gate import ...``
-keeps working.
+The package exports the gate's entry points and result types lazily (PEP 562), so the
+``dispatchguard`` router's ``import dispatchguard.coverage_gate.arguments`` loads none of them.
 """
 
 from __future__ import annotations
 
-from dispatchguard.coverage_gate.cli import add_arguments, main, run_args, run_gate
-from dispatchguard.coverage_gate.errors import GateError
-from dispatchguard.coverage_gate.matching import (
-    display_path,
-    files_on_disk,
-    match_files,
-)
-from dispatchguard.coverage_gate.measure import measure
-from dispatchguard.coverage_gate.report import format_percent, render
-from dispatchguard.coverage_gate.results import FileResult, GateResult, format_missing
-from dispatchguard.coverage_gate.settings import GateOptions, resolve_options
+import importlib
+from typing import Any
 
-__all__ = [
-    "FileResult",
-    "GateError",
-    "GateOptions",
-    "GateResult",
-    "add_arguments",
-    "display_path",
-    "files_on_disk",
-    "format_missing",
-    "format_percent",
-    "main",
-    "match_files",
-    "measure",
-    "render",
-    "resolve_options",
-    "run_args",
-    "run_gate",
-]
+#: name -> the module of this package that defines it
+_EXPORTS = {
+    "GateError": "errors",
+    "GateOptions": "settings",
+    "resolve_options": "settings",
+    "GateResult": "results",
+    "FileResult": "results",
+    "measure": "measure",
+    "render": "report",
+    "run_gate": "cli",
+    "run_args": "cli",
+    "main": "cli",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from dispatchguard.coverage_gate.arguments import add_arguments
 from dispatchguard.coverage_gate.errors import GateError
 from dispatchguard.coverage_gate.measure import measure
 from dispatchguard.coverage_gate.report import render
@@ -26,14 +27,6 @@ def run_gate(options: GateOptions, out: TextIO | None = None, err: TextIO | None
 
 
 # --------------------------------------------------------------------------- command line
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The gate's options (defined in :mod:`dispatchguard.cli.coverage`, which the router imports
-    for every subcommand and so must stay light)."""
-    from dispatchguard.cli.coverage import add_arguments as add
-
-    add(parser)
 
 
 def run_args(args: argparse.Namespace) -> int:

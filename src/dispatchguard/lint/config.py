@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from dispatchguard.globs import compile_glob
+from dispatchguard.lint.environment import environment_of
+from dispatchguard.lint.errors import ConfigError
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the interpreter
     import tomllib
@@ -93,10 +95,6 @@ DEFAULT_EXCLUDE = (
 _CODE_RE = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
 # What makes a directory the root of a Python project when no pyproject.toml has the table.
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
-
-
-class ConfigError(Exception):
-    """A configuration problem; the message names the file and the key."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -382,9 +380,6 @@ def _python(value: object, where: str, base: Path) -> str | bool:
         raise ConfigError(f"{where}: expected the path of an interpreter or environment, or false, got {value!r}")
     path = Path(os.path.expanduser(value.strip()))
     python = Path(os.path.normpath(path if path.is_absolute() else base / path)).as_posix()
-    # imported here: the environment module reads summaries, which this module must not import
-    from dispatchguard.lint.environment import environment_of
-
     try:
         environment_of(python)
     except ConfigError as exc:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from dispatchguard.lint.config import ConfigError
+from dispatchguard.lint.errors import ConfigError
 from dispatchguard.lint.index import IDENTIFIER, summarise
 from dispatchguard.lint.library import library_versions, tool_names
 from dispatchguard.lint.parsing import file_stat, parse_bytes
@@ -210,7 +210,7 @@ def find_environment(
 ) -> tuple[Environment | None, str]:
     """The environment of the project at ``root`` (see the module's docstring), or None, and why.
 
-    Raises :class:`~dispatchguard.lint.config.ConfigError` when the ``python`` setting names
+    Raises :class:`~dispatchguard.lint.errors.ConfigError` when the ``python`` setting names
     something that is not an environment (a user's explicit choice is never ignored silently)."""
     if python is False:
         return None, "turned off (`python = false`)"
@@ -239,7 +239,7 @@ def find_environment(
 
 def environment_of(python: str) -> Environment:
     """The environment an absolute ``python`` setting names (an interpreter or an environment
-    folder); :class:`~dispatchguard.lint.config.ConfigError` when it names none."""
+    folder); :class:`~dispatchguard.lint.errors.ConfigError` when it names none."""
     given = Path(python)
     if not given.exists():
         raise ConfigError(f"python = {python!r}: {given} does not exist")

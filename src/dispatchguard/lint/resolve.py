@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
 
 if TYPE_CHECKING:
+    from dispatchguard.lint.config import LintConfig
     from dispatchguard.lint.environment import Environment
 
 _PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
