@@ -3,19 +3,27 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+# The demo needs the package alone (its runtime dependencies), not the test extras.
+DEMO_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
 .PHONY: demo test venv lint bench clean
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
+	touch $@ $(DEMO_STAMP)
 
 venv: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/python examples/newsroom/demo.py
 
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
@@ -25,13 +33,13 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
 	$(BIN)/python -m pytest --cov --cov-report= $(PYTEST_ARGS)
-	$(BIN)/python -m coverage combine --quiet 2>/dev/null || true
+	@$(BIN)/python -m coverage combine --quiet >/dev/null 2>&1 || true  # pytest-cov combined already
 	@echo "== coverage gate: the runtime (branch coverage >= 95%)"
-	$(BIN)/dispatchguard coverage --fail-under 95 --include 'src/dispatchguard/runtime/**/*.py'
+	$(BIN)/dispatchguard coverage --quiet --fail-under 95 --include 'src/dispatchguard/runtime/**/*.py'
 	@echo "== coverage gate: the linter core (branch coverage >= 90%)"
-	$(BIN)/dispatchguard coverage --fail-under 90 --include 'src/dispatchguard/lint/**/*.py'
+	$(BIN)/dispatchguard coverage --quiet --fail-under 90 --include 'src/dispatchguard/lint/**/*.py'
 	@echo "== coverage gate: the whole package (branch coverage >= 90%)"
-	$(BIN)/dispatchguard coverage --fail-under 90 --include 'src/dispatchguard/**/*.py'
+	$(BIN)/dispatchguard coverage --quiet --fail-under 90 --include 'src/dispatchguard/**/*.py'
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

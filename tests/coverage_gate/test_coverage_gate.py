@@ -47,6 +47,17 @@ def test_fails_below_threshold_with_missed_lines(project, monkeypatch, capsys):
     assert "FAIL: total branch coverage 62.50% is below 90%" in out
 
 
+def test_quiet_prints_the_verdict_and_only_the_files_below_it(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    code, out, _ = run(["-q", "--fail-under", "78", "--include", MODELS, "--include", DISPATCHER], capsys)
+    assert code == 0
+    assert out.splitlines() == ["OK: total branch coverage 78.57% >= 78%"]
+    code, out, _ = run(["--quiet", "--fail-under", "90", "--include", MODELS, "--include", DISPATCHER], capsys)
+    assert code == 1
+    assert "src/app/models.py" in out and "tool_dispatcher.py" not in out  # 100%: not a reason to fail
+    assert out.splitlines()[-1] == "FAIL: total branch coverage 78.57% is below 90%"
+
+
 def test_threshold_is_inclusive(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     assert run(["--fail-under", "62.5", "--include", MODELS], capsys)[0] == 0

@@ -39,3 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="require every matched file to reach the threshold, not just their total",
     )
     parser.add_argument("--rcfile", metavar="FILE", help="coverage configuration file (exclusions)")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print the verdict only (and the files below it when it fails)"
+    )

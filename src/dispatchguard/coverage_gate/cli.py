@@ -14,7 +14,9 @@ from dispatchguard.coverage_gate.report import render
 from dispatchguard.coverage_gate.settings import GateOptions, resolve_options
 
 
-def run_gate(options: GateOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_gate(
+    options: GateOptions, out: TextIO | None = None, err: TextIO | None = None, *, quiet: bool = False
+) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
@@ -22,7 +24,7 @@ def run_gate(options: GateOptions, out: TextIO | None = None, err: TextIO | None
     except GateError as exc:
         print(f"dispatchguard coverage: error: {exc}", file=err)
         return 2
-    render(result, out)
+    render(result, out, quiet=quiet)
     return 0 if result.passed else 1
 
 
@@ -42,7 +44,7 @@ def run_args(args: argparse.Namespace) -> int:
     except GateError as exc:
         print(f"dispatchguard coverage: error: {exc}", file=sys.stderr)
         return 2
-    return run_gate(options)
+    return run_gate(options, quiet=args.quiet)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,9 @@ def format_percent(value: float) -> str:
     return f"{math.floor(value * 100 + 1e-9) / 100:.2f}%"
 
 
-def render(result: GateResult, out: TextIO) -> None:
+def render(result: GateResult, out: TextIO, *, quiet: bool = False) -> None:
+    """The table, then the verdict; ``quiet``: the verdict alone, after the rows of the files
+    below the threshold when the gate fails."""
     opts = result.options
     branch = any(f.branch for f in result.files)
     headers = ["Name", "Stmts", "Miss"]
@@ -44,13 +46,16 @@ def render(result: GateResult, out: TextIO) -> None:
         parts = [cells[0].ljust(widths[0])] + [cells[i].rjust(widths[i]) for i in range(1, len(cells) - 1)]
         return ("   ".join(parts) + "   " + cells[-1]).rstrip()
 
-    rule = "-" * len(line(headers))
-    print(line(headers), file=out)
-    print(rule, file=out)
-    for row in rows:
-        print(line(row), file=out)
-    print(rule, file=out)
-    print(line(total_row), file=out)
+    if quiet:
+        rows = [row for row, f in zip(rows, result.files) if f.percent < opts.fail_under] if not result.passed else []
+    if rows or not quiet:
+        rule = "-" * len(line(headers))
+        print(line(headers), file=out)
+        print(rule, file=out)
+        for row in rows:
+            print(line(row), file=out)
+        print(rule, file=out)
+        print(line(total_row), file=out)
     for pattern in result.unmatched_patterns:
         print(f"warning: pattern {pattern!r} matched no file", file=out)
 
