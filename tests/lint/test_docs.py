@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from dispatchguard.lint import RULES
 from dispatchguard.lint.config import KNOWN_KEYS
+from dispatchguard.lint.source import check_source
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SECTIONS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## Options"]
@@ -39,3 +41,40 @@ def test_rules_index_is_generated_from_the_rule_table() -> None:
     index = (DOCS / "rules" / "README.md").read_text(encoding="utf-8")
     for code, rule in RULES.items():
         assert f"[{code}]({code}.md) | `{rule.name}`" in index
+
+
+FILE_HEADER = re.compile(r"^# (?P<path>[\w/]+\.py)$", re.M)
+
+
+def section_blocks(page: str, section: str) -> list[str]:
+    start = page.index(section)
+    end = page.find("\n## ", start + len(section))
+    return re.findall(r"```python\n(.*?)\n```", page[start : end if end > 0 else None], re.S)
+
+
+def project_of(block: str) -> dict[str, str]:
+    """A block as the files of a project: ``# app/x.py`` lines start a file (else ``app/example.py``)."""
+    parts = FILE_HEADER.split(block)
+    files = {"app/example.py": parts[0]} if parts[0].strip() else {}
+    files.update({path: source for path, source in zip(parts[1::2], parts[2::2], strict=True)})
+    return {path: source.strip("\n") + "\n" for path, source in files.items()}
+
+
+def codes_reported(files: dict[str, str]) -> set[str]:
+    found = set()
+    for path, source in files.items():
+        extra = {other: text for other, text in files.items() if other != path}
+        found |= {f.code for f in check_source(source, path=path, extra=extra) if not f.suppressed}
+    return found
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_page_example_is_reported_and_its_fix_is_not(code: str) -> None:
+    """The page's *Example* is checked as a project and reports the rule; *Use instead* does not."""
+    page = (DOCS / "rules" / f"{code}.md").read_text(encoding="utf-8")
+    examples, fixed = section_blocks(page, "## Example"), section_blocks(page, "## Use instead")
+    assert examples, f"{code}: no python block under ## Example"
+    for block in examples:
+        assert code in codes_reported(project_of(block)), f"{code}: the page's example is not reported"
+    for block in fixed:
+        assert code not in codes_reported(project_of(block)), f"{code}: the page's fix is still reported"

@@ -47,7 +47,8 @@ def render(result: GateResult, out: TextIO, *, quiet: bool = False) -> None:
         return ("   ".join(parts) + "   " + cells[-1]).rstrip()
 
     if quiet:
-        rows = [row for row, f in zip(rows, result.files) if f.percent < opts.fail_under] if not result.passed else []
+        below = [row for row, f in zip(rows, result.files, strict=True) if f.percent < opts.fail_under]
+        rows = [] if result.passed else below
     if rows or not quiet:
         rule = "-" * len(line(headers))
         print(line(headers), file=out)
