@@ -146,6 +146,11 @@ class LintConfig:
         # two checksums of 32 bits, not hashlib: hashlib loads OpenSSL (4 MB, 9 ms) on every run
         return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}"
 
+    @property
+    def tool_modules_configured(self) -> bool:
+        """Whether ``tool-modules`` says where tools live (rather than the defaults guessing it)."""
+        return self.tool_modules != DEFAULT_TOOL_MODULES
+
     def is_enabled(self, code: str) -> bool:
         """ruff's rule: the most specific matching prefix of select/extend-select vs ignore wins."""
         chosen = max((len(p) for p in (*self.select, *self.extend_select) if code.startswith(p)), default=-1)

@@ -175,6 +175,8 @@ class Classifier:
         literal = _NOT_JSON_LITERALS.get(type(node))
         if literal is not None:
             return literal
+        if isinstance(node, ast.UnaryOp):
+            return _unary(node)
         if isinstance(node, ast.Await):
             return self.classify(node.value, fn, depth + 1)
         if isinstance(node, ast.IfExp):
@@ -361,6 +363,18 @@ class Classifier:
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
+
+
+def _unary(node: ast.UnaryOp) -> str | None:
+    """``-1``, ``+2.5``, ``~mask`` are numbers; ``not x`` is a bool."""
+    if isinstance(node.op, ast.Not):
+        return "a bool"
+    operand = node.operand
+    if isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)) and not isinstance(
+        operand.value, bool
+    ):
+        return "a number"
+    return None
 
 
 def _is_json_module_dumps(qual: str) -> bool:

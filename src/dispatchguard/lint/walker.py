@@ -225,6 +225,11 @@ class Context:
             return self.functions.get(qual[len(prefix) :])
         return None
 
+    @property
+    def tool_modules_configured(self) -> bool:
+        """Whether the configuration names the tool modules (an explicit setting means what it says)."""
+        return self.resolver.config.tool_modules_configured
+
     def defines_class(self, node: ast.AST) -> bool:
         """Whether a name refers to a class this module defines: a class statement at its top level
         (its only binding), or in a function around the walk's position."""

@@ -851,3 +851,19 @@ class T(BaseTool):
 
 class Report:
     pass
+
+# case: invalid negative numbers (0.3.0 lost them while `return 1` was still reported)
+from crewai.tools import BaseTool
+
+class Score(BaseTool):
+    def _run(self, q: str):
+        if not q:
+            return -1  # error: DG103:20 `Score._run` returns a number, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return -1.5  # error: DG103:16 `Score._run` returns a number, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a negated name is unknown
+from crewai.tools import BaseTool
+
+class Flip(BaseTool):
+    def _run(self, q: str):
+        return ~q

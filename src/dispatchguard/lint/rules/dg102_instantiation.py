@@ -24,9 +24,9 @@ def exempt(file: FileFacts) -> bool:
 def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
-        # a module that defines a tool class is a home of that tool: adapters, wrappers and
-        # factories build the tools they define there
-        if not ctx.defines_class(func):
+        # with no tool-modules configured, a module that defines a tool class is a home of that
+        # tool: adapters, wrappers and factories build the tools they define there
+        if ctx.tool_modules_configured or not ctx.defines_class(func):
             ctx.report(node, RULE.code, RULE.message.format(name=describe(func)))
 
 
