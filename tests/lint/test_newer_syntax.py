@@ -48,3 +48,19 @@ def test_broken_files_stay_dg001(source: str) -> None:
 
 def test_type_as_a_name_is_untouched() -> None:
     assert [f.code for f in check_source("type = 1\nprint(type)\n")] == []
+
+
+PEP_701 = 'from crewai.tools import BaseTool\nrow = {"a": 1}\ntext = f"{row["a"]}"\n'
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the interpreter parses PEP 701 f-strings itself")
+def test_a_pep_701_f_string_under_an_older_interpreter_says_why_it_is_not_checked() -> None:
+    [finding] = check_source(PEP_701)
+    assert (finding.code, finding.line) == ("DG001", 3)
+    assert "f-string: unmatched '['" in finding.message
+    assert "Python 3.12 syntax, PEP 701" in finding.message and "run it on 3.12 or newer" in finding.message
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="needs an interpreter with PEP 701")
+def test_a_pep_701_f_string_is_checked_on_3_12() -> None:
+    assert [f.code for f in check_source(PEP_701)] == []

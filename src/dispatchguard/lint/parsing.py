@@ -6,6 +6,7 @@ import ast
 import contextlib
 import gc
 import io
+import sys
 import tokenize
 import warnings
 from collections.abc import Iterator
@@ -51,6 +52,13 @@ def parse_bytes(data: bytes) -> tuple[ast.Module | None, list[Any] | None]:
             return newer, None
         msg = exc.msg or "invalid syntax"
         kind = "cannot decode the file" if "unicode error" in msg or "codec" in msg else "syntax error"
+        if msg.startswith("f-string") and sys.version_info < (3, 12):
+            # quotes reused inside a replacement field: valid since 3.12 (PEP 701), unparsable
+            # here; the tokens of such a string cannot be rewritten to 3.11's at the same length
+            msg += (
+                f" (an f-string in Python 3.12 syntax, PEP 701? this checker runs on Python "
+                f"{sys.version_info[0]}.{sys.version_info[1]}: run it on 3.12 or newer to check this file)"
+            )
         return None, [max(exc.lineno or 1, 1), max(exc.offset or 1, 1), f"{kind}: {msg}"]
     except (ValueError, UnicodeDecodeError) as exc:
         return None, [1, 1, f"cannot decode the file: {exc}"]
