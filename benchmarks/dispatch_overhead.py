@@ -25,7 +25,7 @@ GOAL_US = 1.0
 
 def add(a: int, b: int) -> int:
     """Add two integers."""
-    return a + b
+    return a + b  # noqa: DG104 (the dispatcher makes it JSON text: this measures that path)
 
 
 def median_ns(stmt, number: int, repeat: int) -> float:

@@ -135,8 +135,10 @@ def test_dg104_skips_tests_and_plain_functions() -> None:
         "@tool\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b + 0.5\n"
     )
     assert _codes(source, path="tests/test_agent.py") == []
-    assert _codes(source, path="agent.py") == []  # a + b: numbers or text, unknown
-    assert _codes(source.replace("a + b + 0.5", "a / b"), path="agent.py") == [(6, "DG104")]
+    assert _codes(source, path="agent.py") == [(6, "DG104")]  # a + b is unknown, but `-> int` declares a number
+    undeclared = source.replace(") -> int:", "):")
+    assert _codes(undeclared, path="agent.py") == []  # a + b: numbers or text, unknown
+    assert _codes(undeclared.replace("a + b + 0.5", "a / b"), path="agent.py") == [(6, "DG104")]
 
 
 def test_from_function_and_tool_class_func_targets() -> None:

@@ -180,3 +180,18 @@ def test_strict_mode_accepts_an_imported_json_wrapper() -> None:
     )
     findings = check_source(source, LintConfig(strict=True), path="pkg/tools.py", extra=extra)
     assert [(f.code, f.line) for f in findings] == [("DG103", 8)]  # other(): unknown, dump(): JSON
+
+
+def test_declared_return_types_reach_the_summary_and_other_modules() -> None:
+    """A helper whose returns are unknown is what its annotation declares (issue 20)."""
+    helpers = "from typing import Any\n\ndef rows(q) -> list[dict]:\n    return db.query(q)\n\n"
+    helpers += "def text(q) -> str:\n    return db.query(q)\n\ndef anything(q) -> Any:\n    return db.query(q)\n"
+    assert _returns(helpers) == {"rows": "a list (declared `-> list[dict]`)"}
+    tool = (
+        "from crewai.tools import BaseTool\nfrom pkg.helpers import anything, rows, text\n\n"
+        "class Search(BaseTool):\n    def _run(self, q):\n        if q:\n            return rows(q)\n"
+        "        if q is None:\n            return text(q)\n        return anything(q)\n"
+    )
+    findings = check_source(tool, path="pkg/tools.py", extra={"pkg/helpers.py": helpers})
+    assert [(f.line, f.code) for f in findings] == [(7, "DG103")]
+    assert "a list (declared `-> list[dict]`) (from `rows`)" in findings[0].message

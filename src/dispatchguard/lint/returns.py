@@ -58,6 +58,21 @@ _NOT_JSON_METHODS = {
     "dict": "a dict (`.dict()`)",
     "to_dict": "a dict (`.to_dict()`)",
 }
+#: Declared types (return annotations) that are not JSON text, by their last name; ``str``, ``Any``
+#: and names not listed say nothing (text of unknown content stays unknown).
+_DECLARED = {
+    **dict.fromkeys(("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "Counter"), "a dict"),
+    **dict.fromkeys(("list", "List", "Sequence", "MutableSequence", "deque"), "a list"),
+    **dict.fromkeys(("tuple", "Tuple"), "a tuple"),
+    **dict.fromkeys(("set", "Set", "frozenset", "FrozenSet", "AbstractSet"), "a set"),
+    **dict.fromkeys(("int", "float", "complex", "Decimal", "Fraction"), "a number"),
+    "bool": "a bool",
+    **dict.fromkeys(("bytes", "bytearray"), "bytes"),
+    **dict.fromkeys(("Generator", "Iterator", "AsyncGenerator", "AsyncIterator"), "a generator"),
+    "None": "None",
+    "NoneType": "None",
+}
+_UNIONS = frozenset({"Optional", "Union"})
 _MAX_DEPTH = 12
 # the characters JSON text can start and end with (after white space): objects, arrays, strings,
 # numbers, true, false, null
@@ -146,13 +161,51 @@ class Classifier:
         verdicts = []
         for ret in fn.returns:
             verdict = self.classify(ret.value, fn, depth + 1) if ret.value is not None else "None"
-            if verdict is None:
-                return None  # one unknown return: the function is unknown
+            if verdict is None:  # one unknown return: the function is what it declares, if anything
+                return None if JSON in verdicts else self.declared(fn)
             verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
         bad = [v for v in verdicts if v != JSON]
         return bad[0] if len(bad) == len(verdicts) else None
+
+    def declared(self, fn: Function) -> str | None:
+        """What the function's return annotation says it returns, when that is not JSON text."""
+        annotation = getattr(fn.node, "returns", None)
+        what = self.annotation(annotation, fn) if annotation is not None else None
+        if what is None:
+            return None
+        shown = annotation.value if isinstance(annotation, ast.Constant) else ast.unparse(annotation)
+        return f"{what} (declared `-> {shown}`)"
+
+    def annotation(self, node: ast.expr, fn: Function) -> str | None:
+        """What values of an annotation are, when none of them is JSON text: a union is known
+        only when every member is (``dict | None``), a string annotation is read as code."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.Constant) and node.value is None:
+            return "None"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            members = [node.left, node.right]
+        elif isinstance(node, ast.Subscript) and _last_name(node.value) in _UNIONS:
+            inner = node.slice
+            members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+            if _last_name(node.value) == "Optional":
+                members.append(ast.Constant(None))
+        else:
+            base = node.value if isinstance(node, ast.Subscript) else node
+            name = _last_name(base)
+            if name in _DECLARED:
+                return _DECLARED[name]
+            qual = self.ctx.qualified_name(base, fn) if isinstance(base, (ast.Name, ast.Attribute)) else None
+            return f"an instance of `{name}`" if qual is not None and self.ctx.is_class(qual) else None
+        verdicts = [self.annotation(member, fn) for member in members]
+        if None in verdicts:
+            return None
+        return next((v for v in verdicts if v != "None"), "None")
 
     def classify(self, node: ast.AST, fn: Function, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
@@ -363,6 +416,12 @@ class Classifier:
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _unary(node: ast.UnaryOp) -> str | None:

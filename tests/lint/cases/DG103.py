@@ -867,3 +867,56 @@ from crewai.tools import BaseTool
 class Flip(BaseTool):
     def _run(self, q: str):
         return ~q
+
+# case: invalid declared return types decide unknown values
+from crewai.tools import BaseTool
+
+class Lookup(BaseTool):
+    def _run(self, q: str) -> dict:
+        return self.client.search(q)  # error: DG103:16 `Lookup._run` returns a dict (declared `-> dict`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+class Count(BaseTool):
+    def _run(self, q: str) -> "int | None":
+        return self.counter(q)  # error: DG103:16 `Count._run` returns a number (declared `-> int | None`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid a helper's declared return type
+from typing import Optional
+
+from crewai.tools import BaseTool
+
+class Report:
+    pass
+
+def load(q) -> Optional[list[dict]]:
+    return fetch(q)
+
+def build(q) -> Report:
+    return make(q)
+
+class Search(BaseTool):
+    def _run(self, q: str):
+        if q:
+            return load(q)  # error: DG103:20 `Search._run` returns a list (declared `-> Optional[list[dict]]`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return build(q)  # error: DG103:16 `Search._run` returns an instance of `Report` (declared `-> Report`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid declared text or anything else stays unknown
+import json
+from typing import Any
+
+from crewai.tools import BaseTool
+
+class Echo(BaseTool):
+    def _run(self, q: str) -> str:
+        return self.client.search(q)
+
+class Free(BaseTool):
+    def _run(self, q: str) -> Any:
+        return self.client.search(q)
+
+class Either(BaseTool):
+    def _run(self, q: str) -> "dict | str":
+        return self.client.search(q)
+
+class Known(BaseTool):
+    def _run(self, q: str) -> dict:
+        return json.dumps({"q": q})

@@ -30,6 +30,7 @@ def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name:
         what = "None (a body of only `pass`)" if _only_pass(body) else "None (it can end without a return)"
         ctx.report(node, code, message.format(method=name, what=what))
     classifier = Classifier(ctx)
+    declared = classifier.declared(fn)
     for ret in fn.returns:
         value = ret.value
         if value is None:
@@ -42,6 +43,8 @@ def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name:
         verdict = classifier.classify(_straight_line_value(fn, ret, value), fn, 0)
         if verdict == JSON:
             continue
+        if verdict is None and not fn.artifact:
+            verdict = declared
         if verdict is None:
             if not ctx.strict:
                 continue
