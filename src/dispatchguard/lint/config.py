@@ -147,6 +147,11 @@ class LintConfig:
         return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}"
 
     @property
+    def dispatchers_configured(self) -> bool:
+        """Whether ``dispatchers`` names the project's dispatch points (rather than detection)."""
+        return self.dispatchers != DEFAULT_DISPATCHERS
+
+    @property
     def tool_modules_configured(self) -> bool:
         """Whether ``tool-modules`` says where tools live (rather than the defaults guessing it)."""
         return self.tool_modules != DEFAULT_TOOL_MODULES

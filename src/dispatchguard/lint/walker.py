@@ -16,6 +16,9 @@ rules use nothing else of the project:
 - ``is_class(qualified_name)``: whether it names a class (a tool class, or any class of the
   project);
 - ``in_dispatcher``: whether the walk is inside a configured dispatcher function;
+- ``is_runtime_lookup(expr)``: whether ``expr`` takes a tool out of a registry by a run-time key
+  (a detected dispatch point; never when ``dispatchers`` are configured);
+- ``tool_modules_configured``: whether the configuration names the tool modules;
 - ``strict``: the configuration's strict mode;
 - ``defines_class(expr)``: whether a name refers to a class defined in this module (at top level,
   or in an enclosing function);
@@ -225,6 +228,34 @@ class Context:
             return self.functions.get(qual[len(prefix) :])
         return None
 
+    def is_runtime_lookup(self, node: ast.AST) -> bool:
+        """Whether ``node`` takes a tool out of a registry by a key known only at run time
+        (``tools[name]``, ``tools.get(action.name)``, or a local name bound only to such lookups):
+        the project's own dispatch point, detected when no ``dispatchers`` are configured."""
+        if self.resolver.config.dispatchers_configured:
+            return False
+        fn = next((s.fn for s in reversed(self.scopes) if s.kind == "function"), None)
+        if fn is None:
+            return False
+        if isinstance(node, ast.Name):
+            values = fn.assigns.get(node.id)
+            return bool(values) and all(v is not None and self._runtime_lookup(v, fn) for v in values)
+        return self._runtime_lookup(node, fn)
+
+    def _runtime_lookup(self, node: ast.AST, fn: FunctionInfo) -> bool:
+        if isinstance(node, ast.Subscript):
+            container, key = node.value, node.slice
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ITEM_METHODS
+            and node.args
+        ):
+            container, key = node.func.value, node.args[0]
+        else:
+            return False
+        return _run_time_key(key, fn) and self.kind_of(container) == REGISTRY
+
     @property
     def tool_modules_configured(self) -> bool:
         """Whether the configuration names the tool modules (an explicit setting means what it says)."""
@@ -413,6 +444,23 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
     for value in named:
         if isinstance(value, ast.Name):
             ctx.tool_function_refs.append((value.id, artifact))
+
+
+def _run_time_key(key: ast.AST, fn: FunctionInfo) -> bool:
+    """A key the function gets from its caller: a parameter, a part of one (``action.name``,
+    ``call["name"]``), or a local bound only to such values; not a constant, and not a loop or
+    comprehension variable (running every tool of a registry is no dispatch)."""
+    while isinstance(key, (ast.Attribute, ast.Subscript)):
+        key = key.value
+    if isinstance(key, ast.Call):
+        return True
+    if not isinstance(key, ast.Name):
+        return False
+    values = fn.assigns.get(key.id)
+    if values:
+        return all(v is not None and not isinstance(v, ast.Constant) for v in values)
+    args = fn.node.args  # type: ignore[attr-defined]
+    return key.id in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
 
 
 def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:

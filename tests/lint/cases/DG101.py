@@ -671,3 +671,39 @@ def build():
         '''Look up.'''
         return '[]'
     return lookup.invoke('x')  # error: DG101:12 direct tool call `lookup.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a tool looked up by a run-time name is the project's dispatch point
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+TOOLS = [search]
+
+class AdaptiveAgentExecutor:
+    def _take_next_step(self, action):
+        name_to_tool_map = {t.name: t for t in TOOLS}
+        tool = name_to_tool_map[action.tool]
+        return tool.run(action.tool_input)
+
+def fallback(tools_by_name, call):
+    return TOOLS_BY_NAME.get(call["name"]).invoke(call["args"])
+
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+# case: invalid a constant key picks one tool: a direct call
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+TOOLS_BY_NAME = {"search": search}
+SEARCH = "search"
+
+def run_search(q):
+    TOOLS_BY_NAME["search"].invoke(q)  # error: DG101:5 direct tool call `TOOLS_BY_NAME['search'].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return TOOLS_BY_NAME[SEARCH].invoke(q)  # error: DG101:12 direct tool call `TOOLS_BY_NAME[SEARCH].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`

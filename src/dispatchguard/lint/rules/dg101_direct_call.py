@@ -35,12 +35,12 @@ def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in RUN_METHODS:
         receiver = func.value
-        if _is_self_like(receiver):
-            return
+        if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver):
+            return  # a tool's own methods; the project's dispatch point running the tool it looked up
         if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
             ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(receiver)}.{func.attr}(...)"))
         return
-    if ctx.callee_kind(node) == TOOL:
+    if ctx.callee_kind(node) == TOOL and not ctx.is_runtime_lookup(func):
         ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)"))
 
 
