@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
+from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
 
@@ -92,6 +93,19 @@ class Resolver:
         self._bases, self._bare_bases = _split_names(config.tool_bases)
         self._decorators, self._bare_decorators = _split_names(config.tool_decorators)
         self._packages = tuple(config.tool_packages)
+        self._declared: DeclaredTypes | None = None
+
+    @property
+    def declared(self) -> DeclaredTypes:
+        """Declared types outside the project: the standard library, the environment's stubs and sources."""
+        if self._declared is None:
+            dirs = self.environment.import_dirs if self.environment is not None else ()
+            self._declared = DeclaredTypes(dirs)
+        return self._declared
+
+    def outside(self, qual: str) -> bool:
+        """Whether a qualified name is outside the project (no module of the project owns it)."""
+        return self.split(qual, any_module=False)[0] is None
 
     def forget(self) -> None:
         """Drop memoised answers (a module was loaded); the questions under way keep their guard."""
@@ -311,7 +325,7 @@ class Resolver:
 
     def function_returns(self, qual: str) -> str | None:
         """What the function ``qual`` returns, as the summary of the module that defines it records it
-        (:mod:`dispatchguard.lint.returns`: JSON, NEVER or a description of a value that is not a JSON
+        (:mod:`dispatchguard.lint.inference.returns`: JSON, NEVER or a description of a value that is not a JSON
         string), following imports, aliases and re-exports; None when unknown. Loads any module it
         needs, as :meth:`full_kind` does."""
         for _ in range(_MAX_DEPTH):

@@ -52,7 +52,7 @@ RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), 
 
 
 class Scope:
-    __slots__ = ("artifact", "attrs", "classes", "fn", "is_tool", "kind", "name", "names", "quals")
+    __slots__ = ("artifact", "attr_types", "attrs", "classes", "fn", "is_tool", "kind", "name", "names", "quals")
 
     def __init__(self, kind: str, name: str = "") -> None:
         self.kind = kind  # "module" | "class" | "function"
@@ -60,6 +60,8 @@ class Scope:
         self.quals: dict[str, str] = {}  # local name -> qualified name (local imports)
         self.classes: set[str] = set()  # function scopes: local names bound by a class statement
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
+        # class scopes: self.<attr> -> its annotation or the call that built it (what class it is)
+        self.attr_types: dict[str, ast.expr] = {}
         self.name = name
         self.is_tool = False  # class scopes: a tool class
         self.artifact = False  # class scopes: response_format = "content_and_artifact"
@@ -286,6 +288,54 @@ class Context:
     def module_text(self, name: str) -> str | None:
         return self.texts.get(name)
 
+    def declared_returns(self, qual: str) -> str | None:
+        """What a function outside the project declares it returns, when that is not JSON text
+        (:mod:`.inference.declared`: typeshed, the environment's stubs and sources)."""
+        return self.resolver.declared.function_returns(qual) if self.resolver.outside(qual) else None
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        return self.resolver.declared.method_returns(class_qual, method)
+
+    def instance_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
+        """The class outside the project that ``node`` is an instance of: a call of it, a local or
+        module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
+        with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``)."""
+        if isinstance(node, ast.Call):
+            return self._outside_class(node.func, fn)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
+            typed = cls.attr_types.get(node.attr) if cls is not None else None
+            return self._class_of_type(typed, fn) if typed is not None else None
+        if not isinstance(node, ast.Name):
+            return None
+        values = fn.assigns.get(node.id)
+        if values:
+            found = {self.instance_class(v, fn) if isinstance(v, ast.Call) else None for v in values}
+            return found.pop() if len(found) == 1 else None
+        annotation = _parameter_annotation(fn.node, node.id)
+        if annotation is not None:
+            return self._class_of_type(annotation, fn)
+        if fn.shadows(node.id):
+            return None
+        descs = self.info.defs.get(node.id) or []
+        calls = {d[1] for d in descs if d[0] == "call"}
+        if len(calls) == 1 and len(descs) == 1 and node.id not in self.info.imports:
+            qual = self.resolver.local_qual(self.info, calls.pop())
+            return qual if qual is not None and self._is_outside_class(qual) else None
+        return None
+
+    def _class_of_type(self, node: ast.expr, fn: FunctionInfo) -> str | None:
+        if isinstance(node, ast.Call):
+            return self._outside_class(node.func, fn)
+        return self._outside_class(_optional_inner(node), fn)
+
+    def _outside_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
+        qual = self.qualified_name(node, fn) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return qual if qual is not None and self._is_outside_class(qual) else None
+
+    def _is_outside_class(self, qual: str) -> bool:
+        return self.resolver.outside(qual) and self.resolver.declared.is_class(qual)
+
     def module_literal(self, name: str) -> ast.expr | None:
         """The literal (a str constant, a list, dict, set or tuple display) a module-level name is
         bound to, when that is its only module-level binding so far."""
@@ -446,6 +496,43 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
             ctx.tool_function_refs.append((value.id, artifact))
 
 
+def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:
+    """What class a tool's attribute holds: a class-level annotation (``exa: Exa``, a pydantic
+    field) or ``self.x: T`` / ``self.x = T(...)`` in a method."""
+    scope = ctx.scopes[-1]
+    if scope.kind == "class" and isinstance(target, ast.Name):
+        scope.attr_types[target.id] = typed
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        cls = ctx.class_scope()
+        if cls is not None and target.attr not in cls.attr_types:
+            cls.attr_types[target.attr] = typed
+
+
+def _parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
+    args = getattr(node, "args", None)
+    if args is None:
+        return None
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == name:
+            return arg.annotation
+    return None
+
+
+def _optional_inner(node: ast.expr) -> ast.expr:
+    """``X`` of ``Optional[X]`` and ``X | None``; a subscripted generic's origin (``Stream[T]``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        if isinstance(node.right, ast.Constant) and node.right.value is None:
+            return _optional_inner(node.left)
+        if isinstance(node.left, ast.Constant) and node.left.value is None:
+            return _optional_inner(node.right)
+        return node
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id == "Optional":
+            return _optional_inner(node.slice)
+        return node.value
+    return node
+
+
 def _run_time_key(key: ast.AST, fn: FunctionInfo) -> bool:
     """A key the function gets from its caller: a parameter, a part of one (``action.name``,
     ``call["name"]``), or a local bound only to such values; not a constant, and not a loop or
@@ -475,6 +562,8 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
         elif scope.kind == "class":
             scope.attrs[target.id] = kind if kind is not None else scope.attrs.get(target.id)
     elif isinstance(target, ast.Attribute):
+        if isinstance(value, ast.Call):
+            _record_attr_type(ctx, target, value)
         if isinstance(target.value, ast.Name) and target.value.id == "self" and kind is not None:
             cls = ctx.class_scope()
             if cls is not None:
@@ -524,6 +613,7 @@ def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:
     kind = ctx.annotation_kind(node.annotation)
     if kind is None and node.value is not None:
         kind = ctx.kind_of(node.value)
+    _record_attr_type(ctx, node.target, node.annotation)
     if node.value is not None or ctx.scopes[-1].kind != "function":
         _bind(ctx, node.target, kind, node.value)
     elif isinstance(node.target, ast.Name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.returns import JSON, Classifier, ends
+from dispatchguard.lint.inference.returns import JSON, Classifier, ends
 
 if TYPE_CHECKING:
     from dispatchguard.lint.walker import Context, FunctionInfo

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from typing import Protocol
 
 JSON = "json"
@@ -117,6 +118,15 @@ class Knowledge(Protocol):
 
     def module_literal(self, name: str) -> ast.expr | None: ...
 
+    def declared_returns(self, qual: str) -> str | None:
+        """What a function outside the project declares it returns, when that is not JSON text."""
+
+    def instance_class(self, node: ast.AST, fn: Function) -> str | None:
+        """The qualified name of the class outside the project that ``node`` is an instance of."""
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        """What a method of a class outside the project declares it returns, when not JSON text."""
+
 
 class Classifier:
     """What a returned expression is: :data:`JSON`, None (unknown) or a description of a value
@@ -179,33 +189,11 @@ class Classifier:
         return f"{what} (declared `-> {shown}`)"
 
     def annotation(self, node: ast.expr, fn: Function) -> str | None:
-        """What values of an annotation are, when none of them is JSON text: a union is known
-        only when every member is (``dict | None``), a string annotation is read as code."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
-        if isinstance(node, ast.Constant) and node.value is None:
-            return "None"
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            members = [node.left, node.right]
-        elif isinstance(node, ast.Subscript) and _last_name(node.value) in _UNIONS:
-            inner = node.slice
-            members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
-            if _last_name(node.value) == "Optional":
-                members.append(ast.Constant(None))
-        else:
-            base = node.value if isinstance(node, ast.Subscript) else node
-            name = _last_name(base)
-            if name in _DECLARED:
-                return _DECLARED[name]
+        def project_class(base: ast.expr) -> bool:
             qual = self.ctx.qualified_name(base, fn) if isinstance(base, (ast.Name, ast.Attribute)) else None
-            return f"an instance of `{name}`" if qual is not None and self.ctx.is_class(qual) else None
-        verdicts = [self.annotation(member, fn) for member in members]
-        if None in verdicts:
-            return None
-        return next((v for v in verdicts if v != "None"), "None")
+            return qual is not None and self.ctx.is_class(qual)
+
+        return annotation_verdict(node, project_class)
 
     def classify(self, node: ast.AST, fn: Function, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
@@ -369,6 +357,11 @@ class Classifier:
                 target = ctx.method(fn, attr)
                 if target is not None:
                     return self.function(target, depth + 1)
+            else:
+                cls = ctx.instance_class(receiver, fn)
+                declared = ctx.method_returns(cls, attr) if cls is not None else None
+                if declared is not None:
+                    return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)"  # type: ignore[union-attr]
         qual = ctx.qualified_name(func, fn)
         if qual is not None:
             last = qual.rsplit(".", 1)[-1]
@@ -384,7 +377,8 @@ class Classifier:
                 return JSON if summary in (JSON, NEVER) else f"{summary} (from `{last}`)"
             if ctx.is_class(qual):
                 return f"an instance of `{last}`"
-            return None
+            declared = ctx.declared_returns(qual)
+            return f"{declared} (from `{last}`)" if declared is not None else None
         if isinstance(func, ast.Name):
             if func.id == "ensure_json_str":
                 return JSON
@@ -416,6 +410,37 @@ class Classifier:
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
+
+
+def annotation_verdict(node: ast.expr, is_class: Callable[[ast.expr], bool]) -> str | None:
+    """What the values of a type annotation are, when none of them is JSON text: a container,
+    number, bool, bytes, None, or an instance of a class (``is_class`` tells, for a name not in
+    the table); a union is known only when every member is (``dict | None``); a string annotation
+    is read as code; ``str``, ``Any`` and type variables say nothing."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "None"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members = [node.left, node.right]
+    elif isinstance(node, ast.Subscript) and _last_name(node.value) in _UNIONS:
+        inner = node.slice
+        members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+        if _last_name(node.value) == "Optional":
+            members.append(ast.Constant(None))
+    else:
+        base = node.value if isinstance(node, ast.Subscript) else node
+        name = _last_name(base)
+        if name in _DECLARED:
+            return _DECLARED[name]
+        return f"an instance of `{name}`" if name is not None and is_class(base) else None
+    verdicts = [annotation_verdict(member, is_class) for member in members]
+    if None in verdicts:
+        return None
+    return next((v for v in verdicts if v != "None"), "None")
 
 
 def _last_name(node: ast.AST) -> str | None:
@@ -682,6 +707,15 @@ class ModuleKnowledge:
 
     def is_class(self, qual: str) -> bool:
         return False
+
+    def declared_returns(self, qual: str) -> str | None:
+        return None  # outside the file: the resolver's business
+
+    def instance_class(self, node: ast.AST, fn: Function) -> str | None:
+        return None
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        return None
 
     def module_text(self, name: str) -> str | None:
         value = self.constants().get(name)

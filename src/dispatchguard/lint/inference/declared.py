@@ -1,0 +1,172 @@
+"""What code outside the project declares it returns: the standard library and builtins from
+typeshed, the project environment's stub packages, ``.pyi`` files and typed sources, all read
+through ``typeshed_client`` (never imported, never run).
+
+Only the verdicts DG103/DG104 need are answered: what a function or a method of a class returns
+when its declared type is not JSON text (a container, a number, an instance of a class such as an
+SDK's response or a message object), or whether a name is a class. ``str``, ``Any`` and anything
+unreadable say nothing. ``typeshed_client`` is imported on the first question: most runs never ask
+one (only a returned value the project's own code leaves unknown does).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dispatchguard.lint.inference.returns import annotation_verdict
+
+logger = logging.getLogger(__name__)
+
+#: How many base classes a method is looked for in.
+_MAX_BASES = 12
+#: Bases that make a class text, so its instances may be JSON text.
+_TEXT_BASES = frozenset({"str", "UserString"})
+#: Classes of the stubs that say nothing about a value: text, anything, the type checker's own.
+_NO_VERDICT = frozenset({"str", "Any", "object", "LiteralString", "AnyStr", "Never", "NoReturn", "type"})
+
+
+class DeclaredTypes:
+    """Declared return types outside the project, for the import folders of its environment
+    (none: the standard library only)."""
+
+    def __init__(self, import_dirs: Sequence[Path] = ()) -> None:
+        self.import_dirs = tuple(import_dirs)
+        self._resolver: Any = None
+        self._memo: dict[tuple[str, str], str | None] = {}
+
+    def function_returns(self, qual: str) -> str | None:
+        """What the function ``qual`` (``time.time``, ``subprocess.run``) declares it returns,
+        when that is not JSON text; None when unknown."""
+        return self._memoised(("function", qual), lambda: self._function(qual))
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        """What ``method`` of the class ``class_qual`` declares it returns (its own annotation, or
+        the first base class that declares the method), when that is not JSON text."""
+        return self._memoised((class_qual, method), lambda: self._method(class_qual, method))
+
+    def is_class(self, qual: str) -> bool:
+        return self._memoised(("class", qual), lambda: "class" if self._class(qual) else None) is not None
+
+    # ---------------------------------------------------------------- typeshed_client
+
+    def _memoised(self, key: tuple[str, str], compute: Any) -> Any:
+        if key not in self._memo:
+            try:
+                self._memo[key] = compute()
+            except Exception as exc:  # a stub or source we cannot read says nothing
+                logger.debug("declared types: %s: %s", key, exc)
+                self._memo[key] = None
+        return self._memo[key]
+
+    @property
+    def resolver(self) -> Any:
+        if self._resolver is None:
+            import typeshed_client
+
+            version = sys.version_info[:2]
+            context = typeshed_client.get_search_context(
+                search_path=list(self.import_dirs), allow_py_files=True, version=version
+            )
+            self._resolver = typeshed_client.Resolver(context)
+        return self._resolver
+
+    def _lookup(self, qual: str) -> tuple[str, Any] | None:
+        """(module, node) of a fully qualified name, re-exports followed."""
+        import typeshed_client
+
+        module, _, _name = qual.rpartition(".")
+        if not module:
+            module = "builtins"
+        info = self.resolver.get_fully_qualified_name(qual if "." in qual else f"builtins.{qual}")
+        if isinstance(info, typeshed_client.ImportedInfo):
+            module, info = ".".join(info.source_module), info.info
+        if not isinstance(info, typeshed_client.NameInfo):
+            return None
+        return module, info
+
+    def _function(self, qual: str) -> str | None:
+        found = self._lookup(qual)
+        if found is None:  # a class's method called on the class (``datetime.now()``)
+            owner, _, method = qual.rpartition(".")
+            return self._method(owner, method) if owner and self._class(owner) else None
+        module, info = found
+        return self._returns_of(module, info.ast)
+
+    def _class(self, qual: str) -> tuple[str, Any] | None:
+        found = self._lookup(qual)
+        if found is None or not isinstance(found[1].ast, ast.ClassDef):
+            return None
+        return found
+
+    def _method(self, class_qual: str, method: str) -> str | None:
+        queue, seen = [class_qual], set()
+        while queue and len(seen) < _MAX_BASES:
+            qual = queue.pop(0)
+            seen.add(qual)
+            found = self._class(qual)
+            if found is None:
+                continue
+            module, info = found
+            child = (info.child_nodes or {}).get(method)
+            if child is not None:
+                return self._returns_of(module, child.ast, self_class=info.ast.name)
+            for base in info.ast.bases:
+                name = _dotted(base.value if isinstance(base, ast.Subscript) else base)
+                if name is not None:
+                    base_qual = self._qualify(module, name)
+                    if base_qual not in seen:
+                        queue.append(base_qual)
+        return None
+
+    def _qualify(self, module: str, name: str) -> str:
+        """The fully qualified name a name written in ``module`` refers to."""
+        import typeshed_client
+
+        head, _, tail = name.partition(".")
+        info = self.resolver.get_name(typeshed_client.ModulePath(tuple(module.split("."))), head)
+        if isinstance(info, typeshed_client.ImportedInfo):
+            base = ".".join(info.source_module)
+            inner = info.info
+            base = f"{base}.{inner.name}" if isinstance(inner, typeshed_client.NameInfo) else base
+        else:
+            base = f"{module}.{head}"
+        return f"{base}.{tail}" if tail else base
+
+    def _returns_of(self, module: str, node: Any, self_class: str | None = None) -> str | None:
+        """The verdict of a function node's return annotation (``Self``: an instance of
+        ``self_class``); overloads must all agree."""
+        import typeshed_client
+
+        if isinstance(node, typeshed_client.OverloadedName):
+            verdicts = {self._returns_of(module, d, self_class) for d in node.definitions}
+            return verdicts.pop() if len(verdicts) == 1 else None
+        if isinstance(node, typeshed_client.NameInfo):
+            node = node.ast
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.returns is None:
+            return None
+        if self_class is not None and _dotted(node.returns) in ("Self", "typing.Self", "typing_extensions.Self"):
+            return f"an instance of `{self_class}`"
+
+        def is_class(base: ast.expr) -> bool:
+            name = _dotted(base)
+            if name is None or name.rpartition(".")[2] in _NO_VERDICT:
+                return False
+            found = self._class(self._qualify(module, name))
+            return found is not None and not any(_dotted(b) in _TEXT_BASES for b in found[1].ast.bases)
+
+        return annotation_verdict(node.returns, is_class)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None

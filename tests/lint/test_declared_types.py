@@ -1,0 +1,83 @@
+"""Declared return types outside the project (issue 20): the standard library from typeshed, the
+environment's packages from their stubs and sources, through typeshed_client; never imported."""
+
+from __future__ import annotations
+
+import sys
+
+from dispatchguard.lint import LintConfig
+from dispatchguard.lint.source import check_source
+
+TOOL = """\
+import subprocess
+import time
+from datetime import datetime
+
+from crewai.tools import BaseTool
+
+
+class Clock(BaseTool):
+    def _run(self, q: str):
+        if q == "now":
+            return time.time()
+        if q == "run":
+            return subprocess.run(["date"], capture_output=True)
+        if q == "date":
+            return datetime.now()
+        if q == "text":
+            return datetime.now().strftime("%H:%M")
+        return input()
+"""
+
+
+def found(source: str, config: LintConfig | None = None, path: str = "app/tools/clock.py") -> list[tuple[int, str]]:
+    return [(f.line, f.message) for f in check_source(source, config, path=path) if f.code == "DG103"]
+
+
+def test_the_standard_library_declares_what_it_returns() -> None:
+    messages = dict(found(TOOL))
+    assert messages[11].startswith("`Clock._run` returns a number (from `time`)")
+    assert messages[13].startswith("`Clock._run` returns an instance of `CompletedProcess` (from `run`)")
+    assert messages[15].startswith("`Clock._run` returns an instance of `datetime` (from `now`)")
+    assert set(messages) == {11, 13, 15}  # text (strftime, input) of unknown content stays unknown
+
+
+CHAT = """\
+from crewai.tools import BaseTool
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+MODEL = FakeListChatModel(responses=["hi"])
+
+
+class Ask(BaseTool):
+    llm: FakeListChatModel
+
+    def _run(self, q: str):
+        if q:
+            return self.llm.invoke(q)
+        if q is None:
+            return MODEL.invoke(q)
+        local = FakeListChatModel(responses=[q])
+        return local.invoke(q).content
+"""
+
+
+def test_an_installed_library_declares_what_its_methods_return() -> None:
+    """``invoke`` is declared by a base class of the model (langchain-core's BaseChatModel)."""
+    config = LintConfig(python=sys.executable)
+    messages = dict(found(CHAT, config))
+    assert messages[12].startswith("`Ask._run` returns an instance of `AIMessage` (from `FakeListChatModel.invoke`)")
+    assert messages[14].startswith("`Ask._run` returns an instance of `AIMessage` (from `FakeListChatModel.invoke`)")
+    assert set(messages) == {12, 14}  # `.content` of a message: not followed
+
+
+def test_without_an_environment_a_library_says_nothing() -> None:
+    assert found(CHAT, LintConfig(python=False)) == []
+
+
+def test_a_project_module_is_never_read_as_a_library() -> None:
+    """A project module named like a standard one (``time.py`` at the root) is the project's."""
+    assert 11 in dict(found(TOOL))
+    extra = {"time.py": "def time():\n    return '{}'\n"}
+    with_project = check_source(TOOL, None, path="app/tools/clock.py", extra=extra)
+    assert 11 not in {f.line for f in with_project if f.code == "DG103"}
