@@ -392,7 +392,9 @@ class Context:
             return self.call_result_kind(node)
         if isinstance(node, ast.Subscript):
             return TOOL if self.kind_of(node.value) == REGISTRY else None
-        return None
+        # a display of tools, as the index reads a module-level one (``["coll", ...]``)
+        items = node.elts if isinstance(node, _DISPLAYS) else node.values  # type: ignore[attr-defined]
+        return REGISTRY if any(self.kind_of(item) == TOOL for item in items) else None
 
     def call_result_kind(self, node: ast.Call) -> str | None:
         """What a call gives; a tool decorator called with options only (``tool("name")``,
@@ -964,5 +966,6 @@ _HANDLERS: dict[type, Callable[[Context, Any], None]] = {
 }
 # node type -> handler; None: a leaf, skipped; a type not in the table: the generic walk
 _DISPATCH: dict[type, Any] = {**dict.fromkeys(_LEAVES), **_HANDLERS}
-_KIND_NODES = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript})
+_KIND_NODES = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict})
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 _PLAIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "Any"})

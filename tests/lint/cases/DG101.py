@@ -707,3 +707,33 @@ SEARCH = "search"
 def run_search(q):
     TOOLS_BY_NAME["search"].invoke(q)  # error: DG101:5 direct tool call `TOOLS_BY_NAME['search'].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     return TOOLS_BY_NAME[SEARCH].invoke(q)  # error: DG101:12 direct tool call `TOOLS_BY_NAME[SEARCH].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid tools held in a local list, tuple or dict are still tools
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+@tool
+def calc(q: str) -> str:
+    """Calculate."""
+    return q
+
+def answer(q):
+    tools = [search, calc]
+    for t in tools:
+        t.invoke(q)  # error: DG101:9 direct tool call `t.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    pair = (search, calc)
+    pair[0].invoke(q)  # error: DG101:5 direct tool call `pair[0].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    named = {"search": search}
+    return named["search"].invoke(q)  # error: DG101:12 direct tool call `named['search'].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a local list of other things is no registry
+import subprocess
+
+def answer(q):
+    jobs = [subprocess, q]
+    for job in jobs:
+        job.run(q)
