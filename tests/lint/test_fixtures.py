@@ -76,3 +76,17 @@ def test_paths_are_relative_to_cwd_when_below_it(tmp_path: Path, monkeypatch: py
     report = check_paths([root / "good.py"], LintConfig(root=root), use_cache=False)
     assert report.findings[0].path == "broken/good.py"
     assert os.sep not in report.findings[0].path or os.sep == "/"
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_a_file_checked_alone_has_the_findings_of_the_whole_run(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few files are checked *focused* (modules loaded as their names lead to them, issue 20):
+    a file's findings never depend on which other paths are given."""
+    root = FIXTURES / name
+    monkeypatch.chdir(root)
+    config = _config(root)
+    whole = check_paths(["."], config, jobs=1, use_cache=False)
+    for path in sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")):
+        alone = check_paths([path], config, jobs=1, use_cache=False)
+        assert alone.findings == [f for f in whole.findings if f.path == path], path
+        assert alone.files_parsed <= whole.files_parsed, path  # never more than the whole run
