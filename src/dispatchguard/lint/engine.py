@@ -204,8 +204,8 @@ class _Run:
         return self.report()
 
     def focused(self) -> bool:
-        part = len(self.targets)
-        return part < len(self.project.files) and (part <= FOCUSED_FILES or part <= FOCUSED_SHARE * len(self.project.files))
+        part, whole = len(self.targets), len(self.project.files)
+        return part < whole and (part <= FOCUSED_FILES or part <= FOCUSED_SHARE * whole)
 
     def check_focused(self) -> None:
         """Walk the files to report on with modules loaded as their names lead to them, as the

@@ -87,3 +87,29 @@ from crewai_tools import SerperDevTool
 def agent_tools():
     tools = [SerperDevTool()]  # error: DG102:14 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
     return tools
+
+# case: valid a toolkit's get_tools() and an adapter build tools (zero-config factories)
+from crewai_tools import SerperDevTool
+from langchain_core.tools import BaseToolkit, StructuredTool
+
+class NewsToolkit(BaseToolkit):
+    def get_tools(self):
+        return [SerperDevTool()]
+
+def to_langchain(server_tools, session):
+    converted = []
+    for tool in server_tools:
+        converted.append(StructuredTool(name=tool.name, description=tool.description, coroutine=session.call))
+    return converted
+
+def convert(mcp_tool):
+    return StructuredTool(name=mcp_tool.name, description="", func=print)
+
+# case: invalid a tool with a literal name built in agent code is still reported
+from crewai_tools import SerperDevTool
+from langchain_core.tools import StructuredTool
+
+def build_agent(settings):
+    search = SerperDevTool()  # error: DG102:14 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+    echo = StructuredTool(name="echo", description="", func=print)  # error: DG102:12 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+    return [search, echo]

@@ -21,12 +21,30 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test or file.is_tool_module
 
 
+def _factory(ctx: Context, node: ast.Call) -> bool:
+    """A toolkit's ``get_tools()``, or an adapter that turns another protocol's tool into one
+    (``StructuredTool(name=tool.name, ...)``: the name comes from a parameter or loop variable)."""
+    fn = ctx.function
+    if fn is None:
+        return False
+    if fn.class_name is not None and getattr(fn.node, "name", None) == "get_tools":
+        return True
+    name = next((k.value for k in node.keywords if k.arg == "name"), None)
+    while isinstance(name, (ast.Attribute, ast.Subscript)):
+        name = name.value
+    if not isinstance(name, ast.Name):
+        return False
+    args = fn.node.args  # type: ignore[attr-defined]
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return name.id in params or None in fn.assigns.get(name.id, [ast.Constant(0)])
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
         # with no tool-modules configured, a module that defines a tool class is a home of that
         # tool: adapters, wrappers and factories build the tools they define there
-        if ctx.tool_modules_configured or not ctx.defines_class(func):
+        if ctx.tool_modules_configured or not (ctx.defines_class(func) or _factory(ctx, node)):
             ctx.report(node, RULE.code, RULE.message.format(name=describe(func)))
 
 
