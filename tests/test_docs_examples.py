@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import io
 import re
+import subprocess
+import sys
 import tokenize
 from pathlib import Path
 
@@ -73,15 +75,26 @@ def run_block(code: str, namespace: dict, where: str) -> int:
 PAGE_PARAMS = [pytest.param(page, id=page.relative_to(ROOT).as_posix()) for page in PAGES if blocks(page)]
 
 
-@pytest.mark.parametrize("page", PAGE_PARAMS)
-def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # an example that writes files writes them here
+def run_page(page: Path) -> int:
+    """Run a page's blocks in order in one namespace; returns how many ran."""
     namespace: dict = {"__name__": "docs_example"}
     ran = 0
     for line, code, reason in blocks(page):
         if reason is None:
             run_block(code, namespace, f"{page.relative_to(ROOT)}:{line}")
             ran += 1
+    return ran
+
+
+@pytest.mark.parametrize("page", PAGE_PARAMS)
+def test_page_examples_run(page: Path, tmp_path: Path) -> None:
+    """In a fresh interpreter, as a reader runs them (a page may register tools globally), in an
+    empty folder (an example may write files)."""
+    done = subprocess.run(
+        [sys.executable, __file__, str(page)], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = int(done.stdout.split()[-1])
     assert ran or all(reason for _, _, reason in blocks(page))
 
 
@@ -95,3 +108,7 @@ def test_readme_results_are_checked() -> None:
 def test_a_wrong_stated_result_fails() -> None:
     with pytest.raises(AssertionError, match="the page says"):
         run_block("'a' + 'b'   # 'ab!'\n", {}, "inline")
+
+
+if __name__ == "__main__":
+    print("blocks run:", run_page(Path(sys.argv[1]).resolve()))
