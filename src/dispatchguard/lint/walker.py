@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, import_bindings, options_only
+from dispatchguard.lint.inference.flow import outside_instance_class, registry_lookup_by_caller
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
@@ -232,31 +233,12 @@ class Context:
 
     def is_runtime_lookup(self, node: ast.AST) -> bool:
         """Whether ``node`` takes a tool out of a registry by a key known only at run time
-        (``tools[name]``, ``tools.get(action.name)``, or a local name bound only to such lookups):
-        the project's own dispatch point, detected when no ``dispatchers`` are configured."""
-        if self.resolver.config.dispatchers_configured:
+        (:func:`.inference.flow.registry_lookup_by_caller`): the project's own dispatch point,
+        detected when no ``dispatchers`` are configured."""
+        fn = self.function
+        if fn is None or self.resolver.config.dispatchers_configured:
             return False
-        fn = next((s.fn for s in reversed(self.scopes) if s.kind == "function"), None)
-        if fn is None:
-            return False
-        if isinstance(node, ast.Name):
-            values = fn.assigns.get(node.id)
-            return bool(values) and all(v is not None and self._runtime_lookup(v, fn) for v in values)
-        return self._runtime_lookup(node, fn)
-
-    def _runtime_lookup(self, node: ast.AST, fn: FunctionInfo) -> bool:
-        if isinstance(node, ast.Subscript):
-            container, key = node.value, node.slice
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ITEM_METHODS
-            and node.args
-        ):
-            container, key = node.func.value, node.args[0]
-        else:
-            return False
-        return _run_time_key(key, fn) and self.kind_of(container) == REGISTRY
+        return registry_lookup_by_caller(self, node, fn)
 
     @property
     def tool_modules_configured(self) -> bool:
@@ -297,44 +279,9 @@ class Context:
         return self.resolver.declared.method_returns(class_qual, method)
 
     def instance_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
-        """The class outside the project that ``node`` is an instance of: a call of it, a local or
-        module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
-        with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``)."""
-        if isinstance(node, ast.Call):
-            return self._outside_class(node.func, fn)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
-            typed = cls.attr_types.get(node.attr) if cls is not None else None
-            return self._class_of_type(typed, fn) if typed is not None else None
-        if not isinstance(node, ast.Name):
-            return None
-        values = fn.assigns.get(node.id)
-        if values:
-            found = {self.instance_class(v, fn) if isinstance(v, ast.Call) else None for v in values}
-            return found.pop() if len(found) == 1 else None
-        annotation = _parameter_annotation(fn.node, node.id)
-        if annotation is not None:
-            return self._class_of_type(annotation, fn)
-        if fn.shadows(node.id):
-            return None
-        descs = self.info.defs.get(node.id) or []
-        calls = {d[1] for d in descs if d[0] == "call"}
-        if len(calls) == 1 and len(descs) == 1 and node.id not in self.info.imports:
-            qual = self.resolver.local_qual(self.info, calls.pop())
-            return qual if qual is not None and self._is_outside_class(qual) else None
-        return None
-
-    def _class_of_type(self, node: ast.expr, fn: FunctionInfo) -> str | None:
-        if isinstance(node, ast.Call):
-            return self._outside_class(node.func, fn)
-        return self._outside_class(_optional_inner(node), fn)
-
-    def _outside_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
-        qual = self.qualified_name(node, fn) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        return qual if qual is not None and self._is_outside_class(qual) else None
-
-    def _is_outside_class(self, qual: str) -> bool:
-        return self.resolver.outside(qual) and self.resolver.declared.is_class(qual)
+        """The class outside the project that ``node`` is an instance of
+        (:func:`.inference.flow.outside_instance_class`)."""
+        return outside_instance_class(self, node, fn)
 
     def module_literal(self, name: str) -> ast.expr | None:
         """The literal (a str constant, a list, dict, set or tuple display) a module-level name is
@@ -508,48 +455,6 @@ def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:
         cls = ctx.class_scope()
         if cls is not None and target.attr not in cls.attr_types:
             cls.attr_types[target.attr] = typed
-
-
-def _parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
-    args = getattr(node, "args", None)
-    if args is None:
-        return None
-    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-        if arg.arg == name:
-            return arg.annotation
-    return None
-
-
-def _optional_inner(node: ast.expr) -> ast.expr:
-    """``X`` of ``Optional[X]`` and ``X | None``; a subscripted generic's origin (``Stream[T]``)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        if isinstance(node.right, ast.Constant) and node.right.value is None:
-            return _optional_inner(node.left)
-        if isinstance(node.left, ast.Constant) and node.left.value is None:
-            return _optional_inner(node.right)
-        return node
-    if isinstance(node, ast.Subscript):
-        if isinstance(node.value, ast.Name) and node.value.id == "Optional":
-            return _optional_inner(node.slice)
-        return node.value
-    return node
-
-
-def _run_time_key(key: ast.AST, fn: FunctionInfo) -> bool:
-    """A key the function gets from its caller: a parameter, a part of one (``action.name``,
-    ``call["name"]``), or a local bound only to such values; not a constant, and not a loop or
-    comprehension variable (running every tool of a registry is no dispatch)."""
-    while isinstance(key, (ast.Attribute, ast.Subscript)):
-        key = key.value
-    if isinstance(key, ast.Call):
-        return True
-    if not isinstance(key, ast.Name):
-        return False
-    values = fn.assigns.get(key.id)
-    if values:
-        return all(v is not None and not isinstance(v, ast.Constant) for v in values)
-    args = fn.node.args  # type: ignore[attr-defined]
-    return key.id in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
 
 
 def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from dispatchguard.lint.inference.flow import from_caller_or_loop
 from dispatchguard.lint.kinds import CLASS
 from dispatchguard.lint.rule import Rule
 from dispatchguard.lint.rules.common import describe
@@ -32,11 +33,7 @@ def _factory(ctx: Context, node: ast.Call) -> bool:
     name = next((k.value for k in node.keywords if k.arg == "name"), None)
     while isinstance(name, (ast.Attribute, ast.Subscript)):
         name = name.value
-    if not isinstance(name, ast.Name):
-        return False
-    args = fn.node.args  # type: ignore[attr-defined]
-    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    return name.id in params or None in fn.assigns.get(name.id, [ast.Constant(0)])
+    return isinstance(name, ast.Name) and from_caller_or_loop(name.id, fn)
 
 
 def check_call(ctx: Context, node: ast.Call) -> None:

@@ -1,0 +1,134 @@
+"""Where a value comes from, as far as the rules ask: the class outside the project a value is an
+instance of (for declared method types), and whether a tool is taken out of a registry by a key
+the function gets from its caller (the mark of a dispatch point). Both are asked through the
+walker's ``Context``, whose bindings they read."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from dispatchguard.lint.index import ITEM_METHODS
+from dispatchguard.lint.kinds import REGISTRY
+
+if TYPE_CHECKING:
+    from dispatchguard.lint.walker import Context, FunctionInfo
+
+
+def parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
+    """The annotation of the parameter ``name`` of a function node, if it has one."""
+    args = getattr(node, "args", None)
+    if args is None:
+        return None
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == name:
+            return arg.annotation
+    return None
+
+
+def optional_inner(node: ast.expr) -> ast.expr:
+    """``X`` of ``Optional[X]`` and ``X | None``; a subscripted generic's origin (``Stream[T]``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        if isinstance(node.right, ast.Constant) and node.right.value is None:
+            return optional_inner(node.left)
+        if isinstance(node.left, ast.Constant) and node.left.value is None:
+            return optional_inner(node.right)
+        return node
+    if isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id == "Optional":
+            return optional_inner(node.slice)
+        return node.value
+    return node
+
+
+def run_time_key(key: ast.AST, fn: FunctionInfo) -> bool:
+    """A key the function gets from its caller: a parameter, a part of one (``action.name``,
+    ``call["name"]``), or a local bound only to such values; not a constant, and not a loop or
+    comprehension variable (running every tool of a registry is no dispatch)."""
+    while isinstance(key, (ast.Attribute, ast.Subscript)):
+        key = key.value
+    if isinstance(key, ast.Call):
+        return True
+    if not isinstance(key, ast.Name):
+        return False
+    values = fn.assigns.get(key.id)
+    if values:
+        return all(v is not None and not isinstance(v, ast.Constant) for v in values)
+    return key.id in _parameters(fn.node)
+
+
+def from_caller_or_loop(name: str, fn: FunctionInfo) -> bool:
+    """Whether ``name`` is a parameter of ``fn`` or bound by one of its loops or unpackings (a
+    binding whose value is unknown)."""
+    return name in _parameters(fn.node) or None in fn.assigns.get(name, ())
+
+
+def _parameters(node: ast.AST) -> set[str]:
+    args = node.args  # type: ignore[attr-defined]
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+
+
+def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo) -> bool:
+    """``tools[name]``, ``tools.get(action.name)`` of a registry of tools, with a key from the
+    caller (:func:`run_time_key`), or a local name bound only to such lookups."""
+    if isinstance(node, ast.Name):
+        values = fn.assigns.get(node.id)
+        return bool(values) and all(v is not None and _registry_lookup(ctx, v, fn) for v in values)
+    return _registry_lookup(ctx, node, fn)
+
+
+def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo) -> bool:
+    if isinstance(node, ast.Subscript):
+        container, key = node.value, node.slice
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ITEM_METHODS:
+        if not node.args:
+            return False
+        container, key = node.func.value, node.args[0]
+    else:
+        return False
+    return run_time_key(key, fn) and ctx.kind_of(container) == REGISTRY
+
+
+def outside_instance_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:
+    """The class outside the project that ``node`` is an instance of: a call of it, a local or
+    module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
+    with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``)."""
+    if isinstance(node, ast.Call):
+        return _outside_class(ctx, node.func, fn)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
+        typed = cls.attr_types.get(node.attr) if cls is not None else None
+        return _class_of_type(ctx, typed, fn) if typed is not None else None
+    if not isinstance(node, ast.Name):
+        return None
+    values = fn.assigns.get(node.id)
+    if values:
+        found = {outside_instance_class(ctx, v, fn) if isinstance(v, ast.Call) else None for v in values}
+        return found.pop() if len(found) == 1 else None
+    annotation = parameter_annotation(fn.node, node.id)
+    if annotation is not None:
+        return _class_of_type(ctx, annotation, fn)
+    if fn.shadows(node.id):
+        return None
+    info = ctx.info
+    descs = info.defs.get(node.id) or []
+    calls = {d[1] for d in descs if d[0] == "call"}
+    if len(calls) == 1 and len(descs) == 1 and node.id not in info.imports:
+        qual = ctx.resolver.local_qual(info, calls.pop())
+        return qual if qual is not None and _is_outside_class(ctx, qual) else None
+    return None
+
+
+def _class_of_type(ctx: Context, node: ast.expr, fn: FunctionInfo) -> str | None:
+    if isinstance(node, ast.Call):
+        return _outside_class(ctx, node.func, fn)
+    return _outside_class(ctx, optional_inner(node), fn)
+
+
+def _outside_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:
+    qual = ctx.qualified_name(node, fn) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    return qual if qual is not None and _is_outside_class(ctx, qual) else None
+
+
+def _is_outside_class(ctx: Context, qual: str) -> bool:
+    return ctx.resolver.outside(qual) and ctx.resolver.declared.is_class(qual)
