@@ -324,72 +324,97 @@ class Classifier:
         return None
 
     def call(self, node: ast.Call, fn: Function, depth: int) -> str | None:
-        ctx = self.ctx
+        """A call: a method whose name tells (``.model_dump()``, ``", ".join(...)``), a method of
+        the same class or of an outside class's instance, a named function (JSON dumpers, the
+        project's functions and classes, declared outside functions), a builtin."""
         func = node.func
         if isinstance(func, ast.Attribute):
-            attr = func.attr
-            if attr == "model_dump_json":
-                return JSON
-            if attr == "decode" and isinstance(func.value, ast.Call):
-                inner = ctx.qualified_name(func.value.func, fn)
-                if inner == "orjson.dumps" or self.classify(func.value, fn, depth + 1) == JSON:
-                    return JSON
-            if attr in _NOT_JSON_METHODS and not node.args:
-                return _NOT_JSON_METHODS[attr]
-            if attr == "ensure_json_str":
-                return JSON
-            if attr == "join" and node.args:
-                separator = self.text(func.value)
-                if separator:
-                    return f"text joined with {separator!r}"
-            if attr == "format" and any(self.edges(node, fn, depth)):
-                return "text formatted with `.format`"
-            if attr == "isoformat" and not node.args:
-                return "a date as text (`.isoformat()`)"
-            if attr in _STRIP_METHODS:
-                inner = self.classify(func.value, fn, depth + 1)
-                if inner is not None and inner.startswith(_TEXT_VERDICTS):
-                    return inner  # stripping white space keeps text text
-            if attr == "json" and not node.args and not node.keywords and self.is_http_response(func.value, fn):
-                return "a parsed value (`.json()` of an HTTP response), not text"
-            receiver = func.value
-            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
-                target = ctx.method(fn, attr)
-                if target is not None:
-                    return self.function(target, depth + 1)
-            else:
-                cls = ctx.instance_class(receiver, fn)
-                declared = ctx.method_returns(cls, attr) if cls is not None else None
-                if declared is not None:
-                    return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)"  # type: ignore[union-attr]
-        qual = ctx.qualified_name(func, fn)
+            verdict = self.method_call(node, func, fn, depth)
+            if verdict is not None:
+                return verdict
+        qual = self.ctx.qualified_name(func, fn)
         if qual is not None:
-            last = qual.rsplit(".", 1)[-1]
-            if qual in _JSON_FUNCS or last == "ensure_json_str" or _is_json_module_dumps(qual):
-                return JSON
-            if qual == "orjson.dumps":
-                return "bytes (`orjson.dumps` without `.decode()`)"
-            target = ctx.module_function(qual)
-            if target is not None:
-                return self.function(target, depth + 1)
-            summary = ctx.function_returns(qual)
-            if summary is not None:  # a function of another module, as its summary records it
-                return JSON if summary in (JSON, NEVER) else f"{summary} (from `{last}`)"
-            if ctx.is_class(qual):
-                return f"an instance of `{last}`"
-            declared = ctx.declared_returns(qual)
-            return f"{declared} (from `{last}`)" if declared is not None else None
+            return self.named_call(qual, fn, depth)
         if isinstance(func, ast.Name):
-            if func.id == "ensure_json_str":
-                return JSON
-            if func.id in _NOT_JSON_BUILTINS and not fn.shadows(func.id):
-                if func.id == "str" and len(node.args) == 1 and self.classify(node.args[0], fn, depth + 1) == JSON:
-                    return JSON  # str() of JSON text is that text
-                # str() of an unknown value: in tools, nearly always the repr of an API's result
-                # (measured: the whole-tree sample's str() findings were right; 2 labelled false
-                # alarms were str() of cached text)
-                return _NOT_JSON_BUILTINS[func.id]
+            return self.builtin_call(func.id, node, fn, depth)
         return None
+
+    def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        attr = func.attr
+        handler = _METHOD_HANDLERS.get(attr)
+        verdict = handler(self, node, func, fn, depth) if handler is not None else None
+        if verdict is not None:
+            return verdict
+        if attr in _NOT_JSON_METHODS and not node.args:
+            return _NOT_JSON_METHODS[attr]
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+            target = self.ctx.method(fn, attr)
+            return self.function(target, depth + 1) if target is not None else None
+        cls = self.ctx.instance_class(receiver, fn)
+        declared = self.ctx.method_returns(cls, attr) if cls is not None else None
+        return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)" if declared is not None else None  # type: ignore[union-attr]
+
+    def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
+        ctx = self.ctx
+        last = qual.rsplit(".", 1)[-1]
+        if qual in _JSON_FUNCS or last == "ensure_json_str" or _is_json_module_dumps(qual):
+            return JSON
+        if qual == "orjson.dumps":
+            return "bytes (`orjson.dumps` without `.decode()`)"
+        target = ctx.module_function(qual)
+        if target is not None:
+            return self.function(target, depth + 1)
+        summary = ctx.function_returns(qual)
+        if summary is not None:  # a function of another module, as its summary records it
+            return JSON if summary in (JSON, NEVER) else f"{summary} (from `{last}`)"
+        if ctx.is_class(qual):
+            return f"an instance of `{last}`"
+        declared = ctx.declared_returns(qual)
+        return f"{declared} (from `{last}`)" if declared is not None else None
+
+    def builtin_call(self, name: str, node: ast.Call, fn: Function, depth: int) -> str | None:
+        if name == "ensure_json_str":
+            return JSON
+        if name not in _NOT_JSON_BUILTINS or fn.shadows(name):
+            return None
+        if name == "str" and len(node.args) == 1 and self.classify(node.args[0], fn, depth + 1) == JSON:
+            return JSON  # str() of JSON text is that text
+        # str() of an unknown value: in tools, nearly always the repr of an API's result
+        # (measured: the whole-tree sample's str() findings were right; 2 labelled false
+        # alarms were str() of cached text)
+        return _NOT_JSON_BUILTINS[name]
+
+    # the methods whose name tells what they give (``_METHOD_HANDLERS``); None: the name alone
+    # does not tell, the receiver may
+
+    def _decoded(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        if not isinstance(func.value, ast.Call):
+            return None
+        inner = self.ctx.qualified_name(func.value.func, fn)
+        return JSON if inner == "orjson.dumps" or self.classify(func.value, fn, depth + 1) == JSON else None
+
+    def _joined(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        separator = self.text(func.value) if node.args else None
+        return f"text joined with {separator!r}" if separator else None
+
+    def _formatted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        return "text formatted with `.format`" if any(self.edges(node, fn, depth)) else None
+
+    def _isoformat(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        return None if node.args else "a date as text (`.isoformat()`)"
+
+    def _stripped(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        inner = self.classify(func.value, fn, depth + 1)
+        return inner if inner is not None and inner.startswith(_TEXT_VERDICTS) else None  # still text
+
+    def _parsed_json(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        if node.args or node.keywords or not self.is_http_response(func.value, fn):
+            return None
+        return "a parsed value (`.json()` of an HTTP response), not text"
+
+    def _json_text(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        return JSON
 
     def is_http_response(self, node: ast.AST, fn: Function) -> bool:
         """``requests.get(...)``, ``session.post(...)``, ``httpx.request(...)``, or a local name
@@ -408,6 +433,16 @@ class Classifier:
 
 
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
+_METHOD_HANDLERS = {
+    "model_dump_json": Classifier._json_text,
+    "ensure_json_str": Classifier._json_text,
+    "decode": Classifier._decoded,
+    "join": Classifier._joined,
+    "format": Classifier._formatted,
+    "isoformat": Classifier._isoformat,
+    "json": Classifier._parsed_json,
+    **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
+}
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
 
