@@ -96,27 +96,35 @@ def outside_instance_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str
     if isinstance(node, ast.Call):
         return _outside_class(ctx, node.func, fn)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
-        typed = cls.attr_types.get(node.attr) if cls is not None else None
-        return _class_of_type(ctx, typed, fn) if typed is not None else None
-    if not isinstance(node, ast.Name):
-        return None
-    values = fn.assigns.get(node.id)
+        return _attribute_class(ctx, node.attr, fn)
+    return _name_class(ctx, node.id, fn) if isinstance(node, ast.Name) else None
+
+
+def _attribute_class(ctx: Context, attr: str, fn: FunctionInfo) -> str | None:
+    cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
+    typed = cls.attr_types.get(attr) if cls is not None else None
+    return _class_of_type(ctx, typed, fn) if typed is not None else None
+
+
+def _name_class(ctx: Context, name: str, fn: FunctionInfo) -> str | None:
+    values = fn.assigns.get(name)
     if values:
         found = {outside_instance_class(ctx, v, fn) if isinstance(v, ast.Call) else None for v in values}
         return found.pop() if len(found) == 1 else None
-    annotation = parameter_annotation(fn.node, node.id)
+    annotation = parameter_annotation(fn.node, name)
     if annotation is not None:
         return _class_of_type(ctx, annotation, fn)
-    if fn.shadows(node.id):
-        return None
+    return None if fn.shadows(name) else _module_name_class(ctx, name)
+
+
+def _module_name_class(ctx: Context, name: str) -> str | None:
+    """A module-level name bound once, to a call of an outside class (``MODEL = ChatOpenAI()``)."""
     info = ctx.info
-    descs = info.defs.get(node.id) or []
-    calls = {d[1] for d in descs if d[0] == "call"}
-    if len(calls) == 1 and len(descs) == 1 and node.id not in info.imports:
-        qual = ctx.resolver.local_qual(info, calls.pop())
-        return qual if qual is not None and _is_outside_class(ctx, qual) else None
-    return None
+    descs = info.defs.get(name) or []
+    if len(descs) != 1 or descs[0][0] != "call" or name in info.imports:
+        return None
+    qual = ctx.resolver.local_qual(info, descs[0][1])
+    return qual if qual is not None and _is_outside_class(ctx, qual) else None
 
 
 def _class_of_type(ctx: Context, node: ast.expr, fn: FunctionInfo) -> str | None:

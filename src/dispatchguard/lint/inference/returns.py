@@ -196,43 +196,44 @@ class Classifier:
         return annotation_verdict(node, project_class)
 
     def classify(self, node: ast.AST, fn: Function, depth: int) -> str | None:
+        """The verdict of an expression, by its node type (``_CLASSIFIERS``)."""
         if depth > _MAX_DEPTH:
             return None
-        if isinstance(node, ast.Constant):
-            value = node.value
-            if isinstance(value, str):
-                try:
-                    json.loads(value)
-                except ValueError:
-                    return "a string that is not JSON"
-                return JSON
-            if value is None:
-                return "None"
-            if isinstance(value, bytes):
-                return "bytes"
-            if value is Ellipsis:
-                return "Ellipsis"
-            return "a bool" if isinstance(value, bool) else "a number"
         literal = _NOT_JSON_LITERALS.get(type(node))
         if literal is not None:
             return literal
-        if isinstance(node, ast.UnaryOp):
-            return _unary(node)
-        if isinstance(node, ast.Await):
-            return self.classify(node.value, fn, depth + 1)
-        if isinstance(node, ast.IfExp):
-            a = self.classify(node.body, fn, depth + 1)
-            b = self.classify(node.orelse, fn, depth + 1)
-            if a == JSON and b == JSON:
-                return JSON
-            return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
-        if isinstance(node, ast.BinOp):
-            return self.binop(node, fn, depth)
-        if isinstance(node, ast.Name):
-            return self.name(node.id, fn, depth)
-        if isinstance(node, ast.Call):
-            return self.call(node, fn, depth)
-        return None
+        handler = _CLASSIFIERS.get(type(node))
+        return handler(self, node, fn, depth) if handler is not None else None
+
+    def constant(self, node: ast.Constant, fn: Function, depth: int) -> str | None:
+        value = node.value
+        if isinstance(value, str):
+            try:
+                json.loads(value)
+            except ValueError:
+                return "a string that is not JSON"
+            return JSON
+        if value is None or value is Ellipsis:
+            return str(value)
+        if isinstance(value, bytes):
+            return "bytes"
+        return "a bool" if isinstance(value, bool) else "a number"
+
+    def awaited(self, node: ast.Await, fn: Function, depth: int) -> str | None:
+        return self.classify(node.value, fn, depth + 1)
+
+    def either(self, node: ast.IfExp, fn: Function, depth: int) -> str | None:
+        a = self.classify(node.body, fn, depth + 1)
+        b = self.classify(node.orelse, fn, depth + 1)
+        if a == JSON and b == JSON:
+            return JSON
+        return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
+
+    def unary(self, node: ast.UnaryOp, fn: Function, depth: int) -> str | None:
+        return _unary(node)
+
+    def named(self, node: ast.Name, fn: Function, depth: int) -> str | None:
+        return self.name(node.id, fn, depth)
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
         op = node.op
@@ -278,29 +279,34 @@ class Classifier:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.edges(node.left, fn, depth + 1)[0], self.edges(node.right, fn, depth + 1)[1]
         if isinstance(node, ast.Name):
-            values = fn.assigns.get(node.id)
-            if not values:
-                text = None if fn.shadows(node.id) else self.ctx.module_text(node.id)
-                return (bad_start(text), bad_end(text)) if text is not None else (False, False)
-            plain = [v for v in values if not isinstance(v, ast.AugAssign)]
-            grown = [v for v in values if isinstance(v, ast.AugAssign)]
-            key = (id(fn), node.id)
-            if not plain or None in plain or any(not isinstance(g.op, ast.Add) for g in grown):
-                return False, False
-            if key in self.edges_in_progress:
-                return False, False
-            self.edges_in_progress.add(key)
-            try:
-                parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
-                ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
-            finally:
-                self.edges_in_progress.discard(key)
-            return all(p[0] for p in parts), all(e[1] for e in ends_)
+            return self.name_edges(node.id, fn, depth)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
             template = self.text(node.func.value)
             if template is not None:
                 return bad_start(template), bad_end(template)
         return False, False
+
+    def name_edges(self, name: str, fn: Function, depth: int) -> tuple[bool, bool]:
+        """:meth:`edges` of a name: a module text constant, or every local value it is bound to
+        (``+=`` growing the end)."""
+        values = fn.assigns.get(name)
+        if not values:
+            text = None if fn.shadows(name) else self.ctx.module_text(name)
+            return (bad_start(text), bad_end(text)) if text is not None else (False, False)
+        plain = [v for v in values if not isinstance(v, ast.AugAssign)]
+        grown = [v for v in values if isinstance(v, ast.AugAssign)]
+        key = (id(fn), name)
+        if not plain or None in plain or any(not isinstance(g.op, ast.Add) for g in grown):
+            return False, False
+        if key in self.edges_in_progress:
+            return False, False
+        self.edges_in_progress.add(key)
+        try:
+            parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
+            ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
+        finally:
+            self.edges_in_progress.discard(key)
+        return all(p[0] for p in parts), all(e[1] for e in ends_)
 
     def name(self, name: str, fn: Function, depth: int) -> str | None:
         values = fn.assigns.get(name)
@@ -433,6 +439,15 @@ class Classifier:
 
 
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
+_CLASSIFIERS = {
+    ast.Constant: Classifier.constant,
+    ast.UnaryOp: Classifier.unary,
+    ast.Await: Classifier.awaited,
+    ast.IfExp: Classifier.either,
+    ast.BinOp: Classifier.binop,
+    ast.Name: Classifier.named,
+    ast.Call: Classifier.call,
+}
 _METHOD_HANDLERS = {
     "model_dump_json": Classifier._json_text,
     "ensure_json_str": Classifier._json_text,
