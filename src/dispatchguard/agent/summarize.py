@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
+
+from dispatchguard.runtime.summaries import Summarizer, register_summarizer, summarizer_of, unregister_summarizer
 
 __all__ = [
     "Summarizer",
@@ -32,31 +33,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Summarizer = Callable[[Any], str]
-F = TypeVar("F", bound=Summarizer)
-
 LIST_KEYS = ("results", "items", "data", "hits", "chunks", "documents")
-
-_SUMMARIZERS: dict[str, Summarizer] = {}
-
-
-def register_summarizer(name: str, summarizer: F | None = None) -> Any:
-    """Register ``summarizer(value) -> str`` for the tool ``name``; usable as a decorator.
-
-    ``value`` is the tool's result parsed from JSON (the raw text if it is not JSON). Error results
-    never reach it. A later registration for the same name replaces the earlier one.
-    """
-
-    def decorator(func: F) -> F:
-        _SUMMARIZERS[name] = func
-        return func
-
-    return decorator if summarizer is None else decorator(summarizer)
-
-
-def unregister_summarizer(name: str) -> None:
-    """Forget the summariser of ``name`` (no error if there is none)."""
-    _SUMMARIZERS.pop(name, None)
 
 
 def truncate_middle(text: str, limit: int) -> str:
@@ -120,7 +97,7 @@ def summarize_tool_result(
     if reason is not None:
         return truncate_middle(f"{name} failed: {reason}", limit)
     summary: str | None = None
-    custom = _SUMMARIZERS.get(name)
+    custom = summarizer_of(name)
     if custom is not None:
         try:
             summary = str(custom(value))

@@ -1,7 +1,7 @@
 """The agent loop's one-line summaries of the reference tools that need their own.
 
-Registered on import of :mod:`dispatchguard.tools` through the agent's public
-:func:`~dispatchguard.agent.summarize.register_summarizer`; the loop shows them to the model in
+Registered on import of :mod:`dispatchguard.tools` through the runtime's
+:func:`~dispatchguard.runtime.summaries.register_summarizer`; the agent loop shows them to the model in
 place of the full JSON. Each gets the parsed result (error results never reach them).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dispatchguard.agent.summarize import register_summarizer
+from dispatchguard.runtime.summaries import register_summarizer
 
 SNIPPET_CHARS = 160
 SHOWN_HITS = 3
