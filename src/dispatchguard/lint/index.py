@@ -184,11 +184,9 @@ def _coll(values: Iterable[ast.AST | None], depth: int) -> Desc | None:
 
 def summarise(tree: ast.Module) -> dict[str, Any]:
     """The summary of a module (top-level statements, including those under if/try/with)."""
-    imports: dict[str, str] = {}
-    defs: dict[str, list[Desc]] = {}
-    keys: dict[str, list[list[Any]]] = {}
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    _summarise_block(tree.body, imports, defs, keys, functions)
+    block = _Block()
+    block.read(tree.body)
+    imports, defs, keys, functions = block.imports, block.defs, block.keys, block.functions
     if "__getattr__" in defs:
         for name, target in lazy_exports(tree.body).items():
             if name not in imports and name not in defs:
@@ -215,34 +213,46 @@ def lazy_exports(body: list[ast.stmt]) -> dict[str, str]:
     ``__getattr__`` forwards to another module (``from langchain_community import tools`` ...
     ``getattr(tools, name)``)."""
     found: dict[str, str] = {}
+    forwarded = _forwarded_module(body)
+    if forwarded is not None:
+        found.update((name, f"{forwarded}.{name}") for name in _dunder_all(body))
+    for node in body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Dict):
+            found.update(_module_table(value))
+    return found
+
+
+def _dunder_all(body: list[ast.stmt]) -> list[str]:
+    """The string names of a module's ``__all__`` list or tuple (the last one)."""
     exported: list[str] = []
-    forwarded: str | None = None
     for node in body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             if isinstance(node.value, (ast.List, ast.Tuple)):
                 names = node.value.elts
                 exported = [e.value for e in names if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-        elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+    return exported
+
+
+def _forwarded_module(body: list[ast.stmt]) -> str | None:
+    """The module a ``__getattr__`` imports its names from (``from package import module``)."""
+    forwarded = None
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
             for inner in ast.walk(node):
                 if isinstance(inner, ast.ImportFrom) and inner.module and len(inner.names) == 1 and not inner.level:
                     forwarded = f"{inner.module}.{inner.names[0].name}"
-    if forwarded is not None:
-        found.update((name, f"{forwarded}.{name}") for name in exported)
-    for node in body:
-        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-        if not isinstance(value, ast.Dict):
+    return forwarded
+
+
+def _module_table(value: ast.Dict) -> Iterator[tuple[str, str]]:
+    """``{"Name": "package.module"}`` entries: the name, and where it lives."""
+    for key, target in zip(value.keys, value.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             continue
-        for key, target in zip(value.keys, value.values, strict=True):
-            if (
-                isinstance(key, ast.Constant)
-                and isinstance(key.value, str)
-                and isinstance(target, ast.Constant)
-                and isinstance(target.value, str)
-                and _MODULE_PATH.fullmatch(target.value)
-            ):
-                module = target.value
-                found[key.value] = f"{module}{'' if module.endswith('.') else '.'}{key.value}"
-    return found
+        if isinstance(target, ast.Constant) and isinstance(target.value, str) and _MODULE_PATH.fullmatch(target.value):
+            module = target.value
+            yield key.value, f"{module}{'' if module.endswith('.') else '.'}{key.value}"
 
 
 def _record_keys(
@@ -282,54 +292,90 @@ def import_bindings(stmt: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, st
             yield alias.asname or alias.name, f"{base}{sep}{alias.name}"
 
 
-def _summarise_block(
-    body: list[ast.stmt],
-    imports: dict[str, str],
-    defs: dict[str, list[Desc]],
-    keys: dict[str, list[list[Any]]],
-    functions: list[ast.FunctionDef | ast.AsyncFunctionDef],
-) -> None:
-    for stmt in body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            imports.update(import_bindings(stmt))
-        elif isinstance(stmt, ast.ClassDef):
-            bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
-            _bind(defs, imports, stmt.name, ["class", bases])
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]
-            _bind(defs, imports, stmt.name, ["def", decorators])
-            functions.append(stmt)
-        elif isinstance(stmt, ast.Assign):
-            desc = value_desc(stmt.value)
-            for target in stmt.targets:
-                _bind_target(target, desc, imports, defs)
-                _assigned_keys(target, stmt.value, keys)
-        elif isinstance(stmt, ast.AnnAssign):
-            if isinstance(stmt.target, ast.Name):
-                ann = annotation_desc(stmt.annotation)
-                _bind(defs, imports, stmt.target.id, ann)
-                if stmt.value is not None:
-                    _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
-                    _assigned_keys(stmt.target, stmt.value, keys)
-            elif isinstance(stmt.target, ast.Subscript) and stmt.value is not None:
-                _bind_target(stmt.target, value_desc(stmt.value), imports, defs)
-        elif isinstance(stmt, ast.AugAssign):
-            if isinstance(stmt.target, ast.Name):
-                _bind(defs, imports, stmt.target.id, value_desc(stmt.value))
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            _summarise_mutation(stmt.value, imports, defs)
-            _registered_keys(stmt.value, keys)
-        elif isinstance(stmt, ast.If):
-            _summarise_block(stmt.body, imports, defs, keys, functions)
-            _summarise_block(stmt.orelse, imports, defs, keys, functions)
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            _summarise_block(stmt.body, imports, defs, keys, functions)
-            for handler in stmt.handlers:
-                _summarise_block(handler.body, imports, defs, keys, functions)
-            _summarise_block(stmt.orelse, imports, defs, keys, functions)
-            _summarise_block(stmt.finalbody, imports, defs, keys, functions)
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            _summarise_block(stmt.body, imports, defs, keys, functions)
+class _Block:
+    """What the top-level statements of a module bind, statement by statement (``_STATEMENTS``
+    says which method reads which kind of statement; if/try/with bodies are read as top level)."""
+
+    def __init__(self) -> None:
+        self.imports: dict[str, str] = {}
+        self.defs: dict[str, list[Desc]] = {}
+        self.keys: dict[str, list[list[Any]]] = {}
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+
+    def read(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            handler = _STATEMENTS.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
+
+    def imported(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        self.imports.update(import_bindings(stmt))
+
+    def class_def(self, stmt: ast.ClassDef) -> None:
+        bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
+        _bind(self.defs, self.imports, stmt.name, ["class", bases])
+
+    def function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]
+        _bind(self.defs, self.imports, stmt.name, ["def", decorators])
+        self.functions.append(stmt)
+
+    def assign(self, stmt: ast.Assign) -> None:
+        desc = value_desc(stmt.value)
+        for target in stmt.targets:
+            _bind_target(target, desc, self.imports, self.defs)
+            _assigned_keys(target, stmt.value, self.keys)
+
+    def ann_assign(self, stmt: ast.AnnAssign) -> None:
+        target, value = stmt.target, stmt.value
+        if isinstance(target, ast.Name):
+            _bind(self.defs, self.imports, target.id, annotation_desc(stmt.annotation))
+            if value is not None:
+                _bind(self.defs, self.imports, target.id, value_desc(value))
+                _assigned_keys(target, value, self.keys)
+        elif isinstance(target, ast.Subscript) and value is not None:
+            _bind_target(target, value_desc(value), self.imports, self.defs)
+
+    def aug_assign(self, stmt: ast.AugAssign) -> None:
+        if isinstance(stmt.target, ast.Name):
+            _bind(self.defs, self.imports, stmt.target.id, value_desc(stmt.value))
+
+    def expression(self, stmt: ast.Expr) -> None:
+        if isinstance(stmt.value, ast.Call):
+            _summarise_mutation(stmt.value, self.imports, self.defs)
+            _registered_keys(stmt.value, self.keys)
+
+    def branches(self, stmt: ast.If) -> None:
+        self.read(stmt.body)
+        self.read(stmt.orelse)
+
+    def attempt(self, stmt: ast.Try) -> None:
+        self.read(stmt.body)
+        for handler in stmt.handlers:
+            self.read(handler.body)
+        self.read(stmt.orelse)
+        self.read(stmt.finalbody)
+
+    def with_body(self, stmt: ast.With | ast.AsyncWith) -> None:
+        self.read(stmt.body)
+
+
+_STATEMENTS: dict[type, Any] = {
+    ast.Import: _Block.imported,
+    ast.ImportFrom: _Block.imported,
+    ast.ClassDef: _Block.class_def,
+    ast.FunctionDef: _Block.function_def,
+    ast.AsyncFunctionDef: _Block.function_def,
+    ast.Assign: _Block.assign,
+    ast.AnnAssign: _Block.ann_assign,
+    ast.AugAssign: _Block.aug_assign,
+    ast.Expr: _Block.expression,
+    ast.If: _Block.branches,
+    ast.Try: _Block.attempt,
+    getattr(ast, "TryStar", ast.Try): _Block.attempt,
+    ast.With: _Block.with_body,
+    ast.AsyncWith: _Block.with_body,
+}
 
 
 def _registered_keys(call: ast.Call, keys: dict[str, list[list[Any]]]) -> None:
