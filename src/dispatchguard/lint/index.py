@@ -92,28 +92,32 @@ def _collect_annotation(node: ast.AST | None, names: list, items: list, types: l
             names.append(name)
         return
     if isinstance(node, ast.Subscript):
-        base = dotted(node.value)
-        if base is None:
-            return
-        last = base.rsplit(".", 1)[-1]
-        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if last in WRAPPER_TYPES:
-            if last in ("Annotated", "ClassVar", "Final"):
-                args = args[:1]
-            for arg in args:
-                _collect_annotation(arg, names, items, types, depth + 1)
-        elif last in CONTAINER_TYPES:
-            # the element type: the last argument (dict values, list items), not tuple's Ellipsis
-            element = [a for a in args if not (isinstance(a, ast.Constant) and a.value is Ellipsis)][-1:]
-            for arg in element:
-                sub_names: list[str] = []
-                _collect_annotation(arg, sub_names, [], [], depth + 1)
-                items.extend(sub_names)
-        elif last in ("type", "Type"):
-            for arg in args:
-                _collect_annotation(arg, types, [], [], depth + 1)
-        else:  # a generic class: SomeTool[int] is an instance of SomeTool
-            names.append(base)
+        _collect_subscript(node, names, items, types, depth)
+
+
+def _collect_subscript(node: ast.Subscript, names: list, items: list, types: list, depth: int) -> None:
+    """``Optional[X]``/``Annotated[X, ...]`` (X), ``list[X]``/``dict[K, X]`` (X's items),
+    ``type[X]`` (X's types), ``SomeTool[int]`` (an instance of SomeTool)."""
+    base = dotted(node.value)
+    if base is None:
+        return
+    last = base.rsplit(".", 1)[-1]
+    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if last in WRAPPER_TYPES:
+        for arg in args[:1] if last in ("Annotated", "ClassVar", "Final") else args:
+            _collect_annotation(arg, names, items, types, depth + 1)
+    elif last in CONTAINER_TYPES:
+        # the element type: the last argument (dict values, list items), not tuple's Ellipsis
+        element = [a for a in args if not (isinstance(a, ast.Constant) and a.value is Ellipsis)][-1:]
+        for arg in element:
+            sub_names: list[str] = []
+            _collect_annotation(arg, sub_names, [], [], depth + 1)
+            items.extend(sub_names)
+    elif last in ("type", "Type"):
+        for arg in args:
+            _collect_annotation(arg, types, [], [], depth + 1)
+    else:  # a generic class: SomeTool[int] is an instance of SomeTool
+        names.append(base)
 
 
 def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
