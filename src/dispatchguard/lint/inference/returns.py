@@ -534,34 +534,49 @@ def only_raises(body: list[ast.stmt]) -> bool:
 
 
 def ends(body: list[ast.stmt]) -> bool:
-    """Whether a block always ends in return/raise (never falls off its end)."""
+    """Whether a block always ends in return/raise (never falls off its end): its last statement
+    decides (``_ENDINGS``, by statement kind)."""
     if not body:
         return False
     last = body[-1]
-    if isinstance(last, (ast.Return, ast.Raise)):
+    judge = _ENDINGS.get(type(last))
+    return judge(last) if judge is not None else False
+
+
+def _try_ends(stmt: ast.Try) -> bool:
+    if stmt.finalbody and ends(stmt.finalbody):
         return True
-    if isinstance(last, ast.If):
-        return ends(last.body) and ends(last.orelse)
-    if isinstance(last, (ast.With, ast.AsyncWith)):
-        return ends(last.body)
-    if isinstance(last, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-        if last.finalbody and ends(last.finalbody):
-            return True
-        main = ends(last.orelse) if last.orelse else ends(last.body)
-        return main and all(ends(h.body) for h in last.handlers)
-    if isinstance(last, ast.While):
-        return isinstance(last.test, ast.Constant) and bool(last.test.value) and not _has_break(last.body)
-    if isinstance(last, ast.Match):
-        has_wildcard = any(
-            isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None for c in last.cases
-        )
-        return has_wildcard and all(ends(c.body) for c in last.cases)
-    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-        name = getattr(last.value.func, "attr", None) or getattr(last.value.func, "id", None)
-        return name in ("exit", "_exit", "abort", "fail", "skip")
-    if isinstance(last, ast.Assert):
-        return isinstance(last.test, ast.Constant) and not last.test.value
-    return False
+    main = ends(stmt.orelse) if stmt.orelse else ends(stmt.body)
+    return main and all(ends(h.body) for h in stmt.handlers)
+
+
+def _match_ends(stmt: ast.Match) -> bool:
+    cases = stmt.cases
+    wildcard = any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None and c.guard is None for c in cases)
+    return wildcard and all(ends(c.body) for c in stmt.cases)
+
+
+def _exit_call(stmt: ast.Expr) -> bool:
+    """``sys.exit(...)``, ``os._exit(...)``, ``pytest.fail(...)``: calls that never return."""
+    if not isinstance(stmt.value, ast.Call):
+        return False
+    name = getattr(stmt.value.func, "attr", None) or getattr(stmt.value.func, "id", None)
+    return name in ("exit", "_exit", "abort", "fail", "skip")
+
+
+_ENDINGS = {
+    ast.Return: lambda stmt: True,
+    ast.Raise: lambda stmt: True,
+    ast.If: lambda stmt: ends(stmt.body) and ends(stmt.orelse),
+    ast.With: lambda stmt: ends(stmt.body),
+    ast.AsyncWith: lambda stmt: ends(stmt.body),
+    ast.Try: _try_ends,
+    getattr(ast, "TryStar", ast.Try): _try_ends,
+    ast.While: lambda stmt: isinstance(stmt.test, ast.Constant) and bool(stmt.test.value) and not _has_break(stmt.body),
+    ast.Match: _match_ends,
+    ast.Expr: _exit_call,
+    ast.Assert: lambda stmt: isinstance(stmt.test, ast.Constant) and not stmt.test.value,
+}
 
 
 def _has_break(body: list[ast.stmt]) -> bool:
@@ -661,54 +676,90 @@ _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 def _collect_bindings(body: list[ast.stmt], assigns: dict[str, list[ast.AST | None]]) -> None:
     """The names a block binds (nested scopes left out), with the assigned value when it is a
-    plain assignment (the augmented assignment itself for ``x += y``), else None."""
+    plain assignment (the augmented assignment itself for ``x += y``), else None (``_BINDERS``
+    reads each kind of statement)."""
     for stmt in body:
-        kind = type(stmt)
-        if kind is ast.Assign:
-            for target in stmt.targets:  # type: ignore[attr-defined]
-                _bind_target(assigns, target, stmt.value)  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign:
-            _bind_target(assigns, stmt.target, stmt.value)  # type: ignore[attr-defined]
-        elif kind is ast.AugAssign:
-            _bind_target(assigns, stmt.target, stmt)  # type: ignore[attr-defined]
-        elif kind in (ast.For, ast.AsyncFor):
-            _bind_target(assigns, stmt.target, None)  # type: ignore[attr-defined]
-            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
-            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
-        elif kind in (ast.If, ast.While):
-            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
-            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
-        elif kind in (ast.With, ast.AsyncWith):
-            for item in stmt.items:  # type: ignore[attr-defined]
-                if item.optional_vars is not None:
-                    _bind_target(assigns, item.optional_vars, None)
-            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
-        elif kind in _TRY:
-            _collect_bindings(stmt.body, assigns)  # type: ignore[attr-defined]
-            for handler in stmt.handlers:  # type: ignore[attr-defined]
-                if handler.name:
-                    assigns.setdefault(handler.name, []).append(None)
-                _collect_bindings(handler.body, assigns)
-            _collect_bindings(stmt.orelse, assigns)  # type: ignore[attr-defined]
-            _collect_bindings(stmt.finalbody, assigns)  # type: ignore[attr-defined]
-        elif kind is ast.Match:
-            for case in stmt.cases:  # type: ignore[attr-defined]
-                for node in ast.walk(case.pattern):
-                    name = getattr(node, "name", None) or getattr(node, "rest", None)
-                    if name:
-                        assigns.setdefault(name, []).append(None)
-                _collect_bindings(case.body, assigns)
-        elif kind in (ast.Import, ast.ImportFrom):
-            for alias in stmt.names:  # type: ignore[attr-defined]
-                assigns.setdefault(alias.asname or alias.name.split(".", 1)[0], []).append(None)
-        elif kind in (ast.Global, ast.Nonlocal):
-            for name in stmt.names:  # type: ignore[attr-defined]
-                assigns.setdefault(name, []).append(None)
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            assigns.setdefault(stmt.name, []).append(None)  # type: ignore[attr-defined]
-        elif kind is ast.Delete:
-            for target in stmt.targets:  # type: ignore[attr-defined]
-                _bind_target(assigns, target, None)
+        binder = _BINDERS.get(type(stmt))
+        if binder is not None:
+            binder(stmt, assigns)
+
+
+Assigns = dict[str, list[ast.AST | None]]
+
+
+def _unknown(assigns: Assigns, *names: str) -> None:
+    for name in names:
+        assigns.setdefault(name, []).append(None)
+
+
+def _bind_assign(stmt: ast.Assign, assigns: Assigns) -> None:
+    for target in stmt.targets:
+        _bind_target(assigns, target, stmt.value)
+
+
+def _bind_loop(stmt: ast.For | ast.AsyncFor, assigns: Assigns) -> None:
+    _bind_target(assigns, stmt.target, None)
+    _collect_bindings(stmt.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+
+
+def _bind_branches(stmt: ast.If | ast.While, assigns: Assigns) -> None:
+    _collect_bindings(stmt.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+
+
+def _bind_with(stmt: ast.With | ast.AsyncWith, assigns: Assigns) -> None:
+    for item in stmt.items:
+        if item.optional_vars is not None:
+            _bind_target(assigns, item.optional_vars, None)
+    _collect_bindings(stmt.body, assigns)
+
+
+def _bind_try(stmt: ast.Try, assigns: Assigns) -> None:
+    _collect_bindings(stmt.body, assigns)
+    for handler in stmt.handlers:
+        if handler.name:
+            _unknown(assigns, handler.name)
+        _collect_bindings(handler.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+    _collect_bindings(stmt.finalbody, assigns)
+
+
+def _bind_match(stmt: ast.Match, assigns: Assigns) -> None:
+    for case in stmt.cases:
+        for node in ast.walk(case.pattern):
+            name = getattr(node, "name", None) or getattr(node, "rest", None)
+            if name:
+                _unknown(assigns, name)
+        _collect_bindings(case.body, assigns)
+
+
+def _bind_delete(stmt: ast.Delete, assigns: Assigns) -> None:
+    for target in stmt.targets:
+        _bind_target(assigns, target, None)
+
+
+_BINDERS = {
+    ast.Assign: _bind_assign,
+    ast.AnnAssign: lambda stmt, assigns: _bind_target(assigns, stmt.target, stmt.value),
+    ast.AugAssign: lambda stmt, assigns: _bind_target(assigns, stmt.target, stmt),
+    ast.For: _bind_loop,
+    ast.AsyncFor: _bind_loop,
+    ast.If: _bind_branches,
+    ast.While: _bind_branches,
+    ast.With: _bind_with,
+    ast.AsyncWith: _bind_with,
+    **dict.fromkeys(_TRY, _bind_try),
+    ast.Match: _bind_match,
+    ast.Import: lambda stmt, assigns: _unknown(assigns, *(a.asname or a.name.split(".", 1)[0] for a in stmt.names)),
+    ast.ImportFrom: lambda stmt, assigns: _unknown(assigns, *(a.asname or a.name.split(".", 1)[0] for a in stmt.names)),
+    ast.Global: lambda stmt, assigns: _unknown(assigns, *stmt.names),
+    ast.Nonlocal: lambda stmt, assigns: _unknown(assigns, *stmt.names),
+    ast.FunctionDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.AsyncFunctionDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.ClassDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.Delete: _bind_delete,
+}
 
 
 def _bind_target(assigns: dict[str, list[ast.AST | None]], target: ast.AST, value: ast.AST | None) -> None:
