@@ -414,39 +414,49 @@ def _top_level_names(meta: Path, site: Path) -> tuple[str, ...]:
     """A distribution's top-level import names: ``top_level.txt``, else its ``RECORD``'s first
     path parts that are packages or modules, and, for an editable install, the packages and
     modules of the folders its ``.pth`` file names."""
-    names: set[str] = set()
     folders: list[Path] = [site]
     try:
-        names.update(line.strip() for line in (meta / "top_level.txt").read_text().splitlines() if line.strip())
+        text = (meta / "top_level.txt").read_text()
+        names = {line.strip() for line in text.splitlines() if line.strip()}
     except OSError:
         try:
-            with open(meta / "RECORD", encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    first = line.split(",", 1)[0].split("/", 1)
-                    head = first[0]
-                    if len(first) == 1:
-                        if head.endswith(".py"):
-                            names.add(head[:-3])
-                        elif head.endswith(".pth"):
-                            folders.extend(_pth_file_dirs(site, head))
-                    elif not head.endswith((".dist-info", ".data")) and head not in ("..", "__pycache__"):
-                        names.add(head)
+            names = _recorded_names(meta / "RECORD", site, folders)
         except OSError:
             return ()
     for folder in folders[1:]:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.endswith(".py"):
-                names.add(entry.name[:-3])
-            elif entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
-                names.add(entry.name)
-    return tuple(
-        sorted(
-            n
-            for n in names
-            if n.isidentifier() and any((f / n).is_dir() or (f / f"{n}.py").is_file() for f in folders)
-        )
-    )
+        names |= _folder_modules(folder)
+    def importable(name: str) -> bool:
+        return any((f / name).is_dir() or (f / f"{name}.py").is_file() for f in folders)
+
+    return tuple(sorted(n for n in names if n.isidentifier() and importable(n)))
+
+
+def _recorded_names(record: Path, site: Path, folders: list[Path]) -> set[str]:
+    """The first path parts of a ``RECORD``'s files; the folders its ``.pth`` files name go to
+    ``folders``."""
+    names: set[str] = set()
+    with open(record, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            first = line.split(",", 1)[0].split("/", 1)
+            head = first[0]
+            if len(first) > 1:
+                if not head.endswith((".dist-info", ".data")) and head not in ("..", "__pycache__"):
+                    names.add(head)
+            elif head.endswith(".py"):
+                names.add(head[:-3])
+            elif head.endswith(".pth"):
+                folders.extend(_pth_file_dirs(site, head))
+    return names
+
+
+def _folder_modules(folder: Path) -> set[str]:
+    """The modules and packages directly in a folder (an editable install's source folder)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return set()
+    return {
+        entry.name[:-3] if entry.name.endswith(".py") else entry.name
+        for entry in entries
+        if entry.name.endswith(".py") or (entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")))
+    }
