@@ -253,32 +253,40 @@ class Resolver:
         return _best(found)
 
     def desc_kind(self, info: ModuleInfo, desc: list, full: bool = False) -> str | None:
+        """The kind of a binding's descriptor (see :mod:`.index`), by its tag."""
         tag = desc[0]
         if tag == "ref":
             return self.name_kind(info, desc[1], full)
         if tag == "call":
             return self.call_kind(info, desc[1], len(desc) > 2)
         if tag == "class":
-            for base in desc[1]:
-                qual = self.local_qual(info, base)
-                if (self.kind(qual) if qual else self.external_bare(base)) == CLASS:
-                    return CLASS
-            if not full or any(base.rsplit(".", 1)[-1] in _TEXT_BASES for base in desc[1]):
-                return None  # a str subclass may well hold JSON text
-            return PLAIN_CLASS
+            return self.class_kind(info, desc[1], full)
         if tag == "def":
-            for decorator in desc[1]:
-                qual = self.local_qual(info, decorator) or decorator
-                if self.kind(qual) == DECORATOR or self.is_tool_decorator(qual):
-                    return TOOL
-            return None
+            return self.def_kind(info, desc[1])
         if tag == "item":
             return TOOL if self.desc_kind(info, desc[1]) == REGISTRY else None
         if tag == "coll":
-            kinds = {self.desc_kind(info, d) for d in desc[1]}
-            return REGISTRY if TOOL in kinds else None
+            return REGISTRY if any(self.desc_kind(info, d) == TOOL for d in desc[1]) else None
         if tag == "ann":
             return self.annotation_kind(lambda n: self.name_kind(info, n), desc)
+        return None
+
+    def class_kind(self, info: ModuleInfo, bases: list[str], full: bool) -> str | None:
+        """A tool class (a base is one), else, with ``full``, a plain class but for a text subclass."""
+        for base in bases:
+            qual = self.local_qual(info, base)
+            if (self.kind(qual) if qual else self.external_bare(base)) == CLASS:
+                return CLASS
+        if not full or any(base.rsplit(".", 1)[-1] in _TEXT_BASES for base in bases):
+            return None  # a str subclass may well hold JSON text
+        return PLAIN_CLASS
+
+    def def_kind(self, info: ModuleInfo, decorators: list[str]) -> str | None:
+        """A tool, for a function with a tool decorator."""
+        for decorator in decorators:
+            qual = self.local_qual(info, decorator) or decorator
+            if self.kind(qual) == DECORATOR or self.is_tool_decorator(qual):
+                return TOOL
         return None
 
     @staticmethod
