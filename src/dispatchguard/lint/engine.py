@@ -350,49 +350,54 @@ class _Run:
             self.walking = False
 
     def finish_target(self, key: str, words: WordSet) -> None:
-        """The final result of a file to report on."""
-        project = self.project
-        file = project.files[key]
+        """The final result of a file to report on: a walk made during the rounds whose lookups
+        still hold, a cached result that still holds, or a new one."""
         result = self.results.get(key)
         if result is not None and not result.gated:
-            if project.deps_valid(result.deps, result.class_deps, result.return_deps) and (
-                key in (project.candidates or ()) or self.passes_gate(key)
-            ):
+            if self.walk_holds(key, result):
                 return
             del self.results[key]
         entry = self.cache.get(key) if self.use_cache else None
-        fresh = entry is not None and entry.stat == self.stats.get(key)
-        if fresh and entry.result is not None and self.cached_valid(key, entry.result, words):
-            self.results[key] = entry.result
-            return
+        if entry is not None and entry.stat == self.stats.get(key) and entry.result is not None:
+            if self.cached_valid(key, entry.result, words):
+                self.results[key] = entry.result
+                return
+        self.results[key] = self.new_result(key, words)
+
+    def walk_holds(self, key: str, result: FileResult) -> bool:
+        project = self.project
+        if not project.deps_valid(result.deps, result.class_deps, result.return_deps):
+            return False
+        return key in (project.candidates or ()) or self.passes_gate(key)
+
+    def new_result(self, key: str, words: WordSet) -> FileResult:
+        """A file's result from its bytes: unreadable or unparsable (DG001), skipped by the gate,
+        or walked."""
+        project = self.project
+        file = project.files[key]
         known = project.known.get(key)
         if known is not None and known[1] is not None:
-            self.results[key] = error_result(project, file, None, known[1])
-            return
+            return error_result(project, file, None, known[1])
         # a file that is not a candidate names no tool word: Project.close_words made sure of it
         candidate = key in (project.candidates or ())
         quick = None if candidate else self.quick.get(key)
         if quick is not None and quick[1] and not (quick[0] and rules_for(project, file.relpath)) and not quick[2]:
-            self.results[key] = skipped_result(project, file)
-            return
+            return skipped_result(project, file)
         data, reason = self.read(key)
         if data is None:
-            self.results[key] = error_result(project, file, None, [1, 1, reason])
-            return
+            return error_result(project, file, None, [1, 1, reason])
         walk = rules_for(project, file.relpath) and (
             may_have_findings(data, words) if candidate else calls_private_run(data)
         )
         if not walk and readable_source(data):
-            self.results[key] = skipped_result(project, file, data)
-            return
+            return skipped_result(project, file, data)
         tree, error = parse_bytes(data)
         project.parsed += 1
         if tree is None:
             assert error is not None
             project.known[key] = (None, error)
-            self.results[key] = error_result(project, file, data, error)
-            return
-        self.results[key] = check_tree(project, file, data, tree)
+            return error_result(project, file, data, error)
+        return check_tree(project, file, data, tree)
 
     def passes_gate(self, key: str) -> bool:
         """The gate, for a file that is not a candidate (it names no tool word)."""
