@@ -7,7 +7,7 @@ A summary depends only on the file's content (so it is cached by content hash) a
 (``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
 registered names the fixes use; ``"returns": {function: verdict}`` when a top-level function's
 returns are all known to be JSON text, all known not to be, or it only raises (see
-:func:`dispatchguard.lint.inference.returns.summarise_returns`: judged from this file alone).
+:func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone).
 
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dispatchguard.lint.inference.returns import summarise_returns
+from dispatchguard.lint.inference.module_returns import summarise_returns
 
 Desc = list[Any]
 

@@ -2,8 +2,10 @@
 
 - :mod:`.returns`: the :class:`~.returns.Classifier` of returned values (JSON text, never returns,
   or a description of what it is instead) over a ``Knowledge``: the walker's ``Context`` (the
-  whole project), or :class:`~.returns.ModuleKnowledge` (one module's syntax, for the index);
-  declared return annotations included (:func:`~.returns.annotation_verdict`);
+  whole project), or :class:`~.module_returns.ModuleKnowledge` (one module's syntax, for the
+  index's return summaries); declared return annotations included
+  (:func:`~.returns.annotation_verdict`);
+- :mod:`.control`: whether a block always ends in ``return``/``raise``, or only raises;
 - :mod:`.declared`: :class:`~.declared.DeclaredTypes`, what code outside the project declares it
   returns (typeshed for the standard library, the environment's stubs and sources);
 - :mod:`.flow`: where a value comes from (the outside class it is an instance of; a registry key

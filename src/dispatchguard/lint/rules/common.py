@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.inference.returns import JSON, Classifier, ends
+from dispatchguard.lint.inference.control import ends
+from dispatchguard.lint.inference.returns import JSON, Classifier
 
 if TYPE_CHECKING:
     from dispatchguard.lint.walker import Context, FunctionInfo

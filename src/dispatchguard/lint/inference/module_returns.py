@@ -1,0 +1,290 @@
+"""Syntax only: the return summaries of a module's functions, for the index (judged from the
+module's own tree: its functions, imports and constants, nothing of the project)."""
+
+from __future__ import annotations
+
+import ast
+
+from dispatchguard.lint.inference.returns import Classifier, Function
+
+#: Decorators that keep what a function returns (any other may replace the function).
+_TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod"})
+
+
+class SyntaxFunction:
+    """A function seen from its own tree only: its returns and, on demand, its local bindings
+    (both found statement by statement: neither needs a walk of the expressions), and whether it
+    is opaque (a generator, or binds a name inside an expression with ``:=``; one walk of its
+    body, made only for a function whose verdict is otherwise known)."""
+
+    __slots__ = ("_assigns", "_returns", "node")
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.node = node
+        self._returns: list[ast.Return] | None = None
+        self._assigns: dict[str, list[ast.AST | None]] | None = None
+
+    @property
+    def returns(self) -> list[ast.Return]:
+        if self._returns is None:
+            self._returns = []
+            _collect_returns(self.node.body, self._returns)
+        return self._returns
+
+    @property
+    def assigns(self) -> dict[str, list[ast.AST | None]]:
+        if self._assigns is None:
+            args = self.node.args
+            params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+            self._assigns = {a.arg: [None] for a in params if a is not None}
+            _collect_bindings(self.node.body, self._assigns)
+        return self._assigns
+
+    @property
+    def is_generator(self) -> bool:
+        """A generator, or a function binding a name in an expression: what it returns is not
+        what :attr:`returns` and :attr:`assigns` tell (a nested scope counts too: a rare miss)."""
+        stack: list = list(self.node.body)
+        while stack:  # ast.walk, without its generators: 3x faster
+            node = stack.pop()
+            kind = type(node)
+            if kind in _OPAQUE:
+                return True
+            for field in getattr(kind, "_fields", ()):  # a list may hold None or names
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend(value)
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+        return False
+
+    def shadows(self, name: str) -> bool:
+        return name in self.assigns
+
+
+_OPAQUE = frozenset({ast.Yield, ast.YieldFrom, ast.NamedExpr})
+
+
+def _collect_returns(body: list[ast.stmt], out: list[ast.Return]) -> None:
+    """The return statements of a block, nested scopes left out (a return is a statement, so the
+    walk never needs to enter an expression)."""
+    for stmt in body:
+        kind = type(stmt)
+        if kind is ast.Return:
+            out.append(stmt)  # type: ignore[arg-type]
+        elif kind in (ast.If, ast.For, ast.AsyncFor, ast.While):
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+            _collect_returns(stmt.orelse, out)  # type: ignore[attr-defined]
+        elif kind in (ast.With, ast.AsyncWith):
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+        elif kind in _TRY:
+            _collect_returns(stmt.body, out)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                _collect_returns(handler.body, out)
+            _collect_returns(stmt.orelse, out)  # type: ignore[attr-defined]
+            _collect_returns(stmt.finalbody, out)  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _collect_returns(case.body, out)
+
+
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+def _collect_bindings(body: list[ast.stmt], assigns: dict[str, list[ast.AST | None]]) -> None:
+    """The names a block binds (nested scopes left out), with the assigned value when it is a
+    plain assignment (the augmented assignment itself for ``x += y``), else None (``_BINDERS``
+    reads each kind of statement)."""
+    for stmt in body:
+        binder = _BINDERS.get(type(stmt))
+        if binder is not None:
+            binder(stmt, assigns)
+
+
+Assigns = dict[str, list[ast.AST | None]]
+
+
+def _unknown(assigns: Assigns, *names: str) -> None:
+    for name in names:
+        assigns.setdefault(name, []).append(None)
+
+
+def _bind_assign(stmt: ast.Assign, assigns: Assigns) -> None:
+    for target in stmt.targets:
+        _bind_target(assigns, target, stmt.value)
+
+
+def _bind_loop(stmt: ast.For | ast.AsyncFor, assigns: Assigns) -> None:
+    _bind_target(assigns, stmt.target, None)
+    _collect_bindings(stmt.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+
+
+def _bind_branches(stmt: ast.If | ast.While, assigns: Assigns) -> None:
+    _collect_bindings(stmt.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+
+
+def _bind_with(stmt: ast.With | ast.AsyncWith, assigns: Assigns) -> None:
+    for item in stmt.items:
+        if item.optional_vars is not None:
+            _bind_target(assigns, item.optional_vars, None)
+    _collect_bindings(stmt.body, assigns)
+
+
+def _bind_try(stmt: ast.Try, assigns: Assigns) -> None:
+    _collect_bindings(stmt.body, assigns)
+    for handler in stmt.handlers:
+        if handler.name:
+            _unknown(assigns, handler.name)
+        _collect_bindings(handler.body, assigns)
+    _collect_bindings(stmt.orelse, assigns)
+    _collect_bindings(stmt.finalbody, assigns)
+
+
+def _bind_match(stmt: ast.Match, assigns: Assigns) -> None:
+    for case in stmt.cases:
+        for node in ast.walk(case.pattern):
+            name = getattr(node, "name", None) or getattr(node, "rest", None)
+            if name:
+                _unknown(assigns, name)
+        _collect_bindings(case.body, assigns)
+
+
+def _bind_delete(stmt: ast.Delete, assigns: Assigns) -> None:
+    for target in stmt.targets:
+        _bind_target(assigns, target, None)
+
+
+_BINDERS = {
+    ast.Assign: _bind_assign,
+    ast.AnnAssign: lambda stmt, assigns: _bind_target(assigns, stmt.target, stmt.value),
+    ast.AugAssign: lambda stmt, assigns: _bind_target(assigns, stmt.target, stmt),
+    ast.For: _bind_loop,
+    ast.AsyncFor: _bind_loop,
+    ast.If: _bind_branches,
+    ast.While: _bind_branches,
+    ast.With: _bind_with,
+    ast.AsyncWith: _bind_with,
+    **dict.fromkeys(_TRY, _bind_try),
+    ast.Match: _bind_match,
+    ast.Import: lambda stmt, assigns: _unknown(assigns, *(a.asname or a.name.split(".", 1)[0] for a in stmt.names)),
+    ast.ImportFrom: lambda stmt, assigns: _unknown(assigns, *(a.asname or a.name.split(".", 1)[0] for a in stmt.names)),
+    ast.Global: lambda stmt, assigns: _unknown(assigns, *stmt.names),
+    ast.Nonlocal: lambda stmt, assigns: _unknown(assigns, *stmt.names),
+    ast.FunctionDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.AsyncFunctionDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.ClassDef: lambda stmt, assigns: _unknown(assigns, stmt.name),
+    ast.Delete: _bind_delete,
+}
+
+
+def _bind_target(assigns: dict[str, list[ast.AST | None]], target: ast.AST, value: ast.AST | None) -> None:
+    if isinstance(target, ast.Name):
+        assigns.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(assigns, elt, None)
+    elif isinstance(target, ast.Starred):
+        _bind_target(assigns, target.value, None)
+
+
+class ModuleKnowledge:
+    """What one module's tree tells about its names, without the project: its own imports (left
+    as written, relative ones with their dots), its top-level functions, its text and literal
+    constants. Nothing crosses into another module, so the verdicts depend on the file alone."""
+
+    def __init__(self, body: list[ast.stmt], imports: dict[str, str], defined: dict[str, list]) -> None:
+        self.body = body
+        self.imports = imports
+        self.defined = defined
+        self.functions: dict[str, SyntaxFunction] = {}
+        self._constants: dict[str, ast.expr | None] | None = None
+
+    def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or (fn is not None and fn.shadows(node.id)):
+            return None
+        head = node.id
+        base = self.imports.get(head) or (head if head in self.defined else None)
+        if base is None:
+            return None
+        return ".".join([base, *reversed(parts)])
+
+    def module_function(self, qual: str) -> Function | None:
+        return self.functions.get(qual)
+
+    def method(self, fn: Function, name: str) -> Function | None:
+        return None
+
+    def function_returns(self, qual: str) -> str | None:
+        return None  # another module: the resolver's business
+
+    def is_class(self, qual: str) -> bool:
+        return False
+
+    def declared_returns(self, qual: str) -> str | None:
+        return None  # outside the file: the resolver's business
+
+    def instance_class(self, node: ast.AST, fn: Function) -> str | None:
+        return None
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        return None
+
+    def module_text(self, name: str) -> str | None:
+        value = self.constants().get(name)
+        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+
+    def module_literal(self, name: str) -> ast.expr | None:
+        return self.constants().get(name)
+
+    def constants(self) -> dict[str, ast.expr | None]:
+        """Top-level names bound once, to a literal (None: bound otherwise or more than once)."""
+        if self._constants is None:
+            found: dict[str, ast.expr | None] = {}
+            for stmt in self.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                    name = stmt.targets[0].id
+                    literal = isinstance(stmt.value, _LITERALS) and name not in found
+                    found[name] = stmt.value if literal and len(self.defined.get(name, ())) <= 1 else None
+            self._constants = found
+        return self._constants
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+
+
+def summarise_returns(
+    body: list[ast.stmt],
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef],
+    imports: dict[str, str],
+    defined: dict[str, list],
+) -> dict[str, str]:
+    """name -> verdict for the top-level ``functions`` of a module whose verdict is known (JSON,
+    NEVER or not JSON); a name bound more than once, or decorated by anything but a decorator
+    that keeps the return value, is left out."""
+    knowledge = ModuleKnowledge(body, imports, defined)
+    for node in functions:
+        name = node.name
+        if len(defined.get(name, ())) == 1 and name not in imports and _transparent(node):
+            knowledge.functions[name] = SyntaxFunction(node)
+    classifier = Classifier(knowledge)
+    out = {}
+    for name, fn in knowledge.functions.items():
+        verdict = classifier.summary(fn, 0)
+        if verdict is not None:
+            out[name] = verdict
+    return out
+
+
+def _transparent(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if name not in _TRANSPARENT_DECORATORS:
+            return False
+    return True
