@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
-    from dispatchguard.lint.walker import Context, FunctionInfo
+    from dispatchguard.lint.scopes import FunctionInfo
+    from dispatchguard.lint.walker import Context
 
 #: Where the rule pages (``docs/rules/<CODE>.md``) are published.
 PROJECT_URL = "https://github.com/dispatchguard/dispatchguard"

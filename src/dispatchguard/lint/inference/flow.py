@@ -12,7 +12,8 @@ from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import REGISTRY
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.walker import Context, FunctionInfo
+    from dispatchguard.lint.scopes import FunctionInfo
+    from dispatchguard.lint.walker import Context
 
 
 def parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:

@@ -10,7 +10,8 @@ from dispatchguard.lint.inference.control import ends
 from dispatchguard.lint.inference.returns import JSON, Classifier
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.walker import Context, FunctionInfo
+    from dispatchguard.lint.scopes import FunctionInfo
+    from dispatchguard.lint.walker import Context
 
 
 def describe(node: ast.AST, limit: int = 60) -> str:

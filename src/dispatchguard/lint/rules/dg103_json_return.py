@@ -9,7 +9,8 @@ from dispatchguard.lint.rules.common import check_returns
 from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.walker import Context, FunctionInfo
+    from dispatchguard.lint.scopes import FunctionInfo
+    from dispatchguard.lint.walker import Context
 
 
 

@@ -10,7 +10,8 @@ from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
-    from dispatchguard.lint.walker import Context, FunctionInfo
+    from dispatchguard.lint.scopes import FunctionInfo
+    from dispatchguard.lint.walker import Context
 
 
 

@@ -1,0 +1,455 @@
+"""The walk's handlers: what each kind of statement and expression does to the walker's state
+(bindings, scopes, tool functions) before the rules see it. ``HANDLERS`` maps node types to them;
+the walker (``Context.visit``) dispatches through it."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dispatchguard.lint.index import dotted, import_bindings
+from dispatchguard.lint.kinds import CLASS, DECORATOR, REGISTRY, TOOL
+from dispatchguard.lint.scopes import FunctionInfo, Scope
+
+if TYPE_CHECKING:
+    from dispatchguard.lint.walker import Context
+
+#: Node types the walk never enters (names, constants, operators).
+LEAVES = frozenset(
+    {ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue, ast.Global,
+     ast.Nonlocal, ast.alias, str, int, type(None), bool, bytes, float, complex, type(Ellipsis)}
+    | {cls for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop) for cls in base.__subclasses__()}
+)  # fmt: skip
+
+
+def _call(ctx: Context, node: ast.Call) -> None:
+    for rule in ctx.call_rules:
+        rule(ctx, node)
+    if ctx.function_rules:
+        _tool_function_refs(ctx, node)
+    ctx.generic_visit(node)
+
+
+_FUNCTION_KEYWORDS = frozenset({"func", "coroutine"})
+
+
+def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
+    """Record the functions a call makes into tools: ``Tool(func=f)``, ``StructuredTool.from_function(f)``
+    and ``tool(f)`` (a tool decorator called on a function)."""
+    func = node.func
+    named = [kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS]
+    from_function = isinstance(func, ast.Attribute) and func.attr == "from_function"
+    if not named and not any(isinstance(arg, ast.Name) for arg in node.args[:2]):
+        return
+    if from_function:
+        if ctx.kind_of(func.value) != CLASS:  # type: ignore[attr-defined]
+            return
+        named.extend(node.args[:1])
+    else:
+        callee = ctx.callee_kind(node)
+        if callee == DECORATOR:
+            named.extend(node.args[:2])
+        elif callee != CLASS:
+            return
+    artifact = any(
+        kw.arg == "response_format" and isinstance(kw.value, ast.Constant) and kw.value.value == "content_and_artifact"
+        for kw in node.keywords
+    )
+    for value in named:
+        if isinstance(value, ast.Name):
+            ctx.tool_function_refs.append((value.id, artifact))
+
+
+def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:
+    """What class a tool's attribute holds: a class-level annotation (``exa: Exa``, a pydantic
+    field) or ``self.x: T`` / ``self.x = T(...)`` in a method."""
+    scope = ctx.scopes[-1]
+    if scope.kind == "class" and isinstance(target, ast.Name):
+        scope.attr_types[target.id] = typed
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        cls = ctx.class_scope()
+        if cls is not None and target.attr not in cls.attr_types:
+            cls.attr_types[target.attr] = typed
+
+
+def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
+    scope = ctx.scopes[-1]
+    if isinstance(target, ast.Name):
+        if scope.kind == "function":
+            scope.names[target.id] = kind
+            scope.quals.pop(target.id, None)
+            scope.classes.discard(target.id)
+            if scope.fn is not None:
+                scope.fn.assigns.setdefault(target.id, []).append(value)
+        elif scope.kind == "class":
+            scope.attrs[target.id] = kind if kind is not None else scope.attrs.get(target.id)
+    elif isinstance(target, ast.Attribute):
+        if isinstance(value, ast.Call):
+            _record_attr_type(ctx, target, value)
+        if isinstance(target.value, ast.Name) and target.value.id == "self" and kind is not None:
+            cls = ctx.class_scope()
+            if cls is not None:
+                cls.attrs[target.attr] = kind
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind(ctx, elt, None, None)
+    elif isinstance(target, ast.Starred):
+        _bind(ctx, target.value, None, None)
+
+
+def _assign(ctx: Context, node: ast.Assign) -> None:
+    ctx.visit(node.value)
+    kind = ctx.kind_of(node.value)
+    if ctx.scopes[-1].kind == "module":
+        _module_binding(ctx, node)
+    for target in node.targets:
+        if not isinstance(target, ast.Name):
+            ctx.visit(target)
+        _bind(ctx, target, kind, node.value)
+
+
+def _module_binding(ctx: Context, node: ast.Assign) -> None:
+    value = node.value
+    for target in node.targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            ctx.texts[target.id] = value.value
+        else:
+            ctx.texts.pop(target.id, None)
+        if isinstance(value, _LITERALS) and target.id not in ctx.literals:
+            ctx.literals[target.id] = value
+        else:
+            ctx.literals[target.id] = None  # bound twice: unknown
+
+
+_LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+
+
+def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:
+    if node.value is not None:
+        ctx.visit(node.value)
+    ctx.visit(node.annotation)
+    if not isinstance(node.target, ast.Name):
+        ctx.visit(node.target)
+    kind = ctx.annotation_kind(node.annotation)
+    if kind is None and node.value is not None:
+        kind = ctx.kind_of(node.value)
+    _record_attr_type(ctx, node.target, node.annotation)
+    if node.value is not None or ctx.scopes[-1].kind != "function":
+        _bind(ctx, node.target, kind, node.value)
+    elif isinstance(node.target, ast.Name):
+        ctx.scopes[-1].names[node.target.id] = kind
+
+
+def _aug_assign(ctx: Context, node: ast.AugAssign) -> None:
+    ctx.visit(node.value)
+    if not isinstance(node.target, ast.Name):
+        ctx.visit(node.target)
+    # the statement stands for the new value (``x += y``: what x was, then y): the rules see it
+    _bind(ctx, node.target, None, node)
+
+
+def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
+    ctx.visit(node.iter)
+    element, second = ctx.element_kind(node.iter)
+    _bind_loop_target(ctx, node.target, element, second)
+    ctx.body(node.body)
+    ctx.body(node.orelse)
+
+
+def _bind_loop_target(ctx: Context, target: ast.AST, element: str | None, second: str | None) -> None:
+    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and second is not None:
+        _bind(ctx, target.elts[0], None, None)
+        _bind(ctx, target.elts[1], second, None)
+    else:
+        if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+            ctx.visit(target)
+        _bind(ctx, target, element, None)
+
+
+def _with(ctx: Context, node: ast.With | ast.AsyncWith) -> None:
+    for item in node.items:
+        ctx.visit(item.context_expr)
+        if item.optional_vars is not None:
+            if not isinstance(item.optional_vars, ast.Name):
+                ctx.visit(item.optional_vars)
+            _bind(ctx, item.optional_vars, None, None)
+    ctx.body(node.body)
+
+
+def _import(ctx: Context, node: ast.Import | ast.ImportFrom) -> None:
+    scope = ctx.scopes[-1]
+    if scope.kind != "function":
+        return  # module-level imports are in the summary; class-level ones are rare
+    from_import = isinstance(node, ast.ImportFrom)
+    for local, target in import_bindings(node):
+        if from_import:
+            target = ctx.resolver.absolute(ctx.info, target)
+            scope.names[local] = ctx.kind(target)
+        else:
+            scope.names[local] = None
+        scope.quals[local] = target
+
+
+def _attribute(ctx: Context, node: ast.Attribute) -> None:
+    value = node.value
+    while type(value) is ast.Attribute:
+        value = value.value  # type: ignore[attr-defined]
+    if type(value) is not ast.Name:  # a.b.c needs no visit; f().b does
+        ctx.visit(value)
+
+
+def _keyword_or_expr(ctx: Context, node: ast.keyword | ast.Expr) -> None:
+    value = node.value
+    if type(value) not in LEAVES:
+        ctx.visit(value)
+
+
+def _return(ctx: Context, node: ast.Return) -> None:
+    fn = ctx.function
+    if fn is not None:
+        fn.returns.append(node)
+    if node.value is not None:
+        ctx.visit(node.value)
+
+
+def _yield(ctx: Context, node: ast.Yield | ast.YieldFrom) -> None:
+    fn = ctx.function
+    if fn is not None:
+        fn.is_generator = True
+    if node.value is not None:
+        ctx.visit(node.value)
+
+
+def _named_expr(ctx: Context, node: ast.NamedExpr) -> None:
+    ctx.visit(node.value)
+    _bind(ctx, node.target, ctx.kind_of(node.value), node.value)
+
+
+def _except(ctx: Context, node: ast.ExceptHandler) -> None:
+    if node.type is not None:
+        ctx.visit(node.type)
+    if node.name and ctx.scopes[-1].kind == "function":
+        ctx.scopes[-1].names[node.name] = None
+    ctx.body(node.body)
+
+
+def _comprehension(ctx: Context, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+    scope = Scope("function", _qualname(ctx, "<comprehension>"))
+    for index, generator in enumerate(node.generators):
+        ctx.visit(generator.iter)
+        if index == 0:
+            ctx.scopes.append(scope)
+        element, second = ctx.element_kind(generator.iter)
+        _bind_loop_target(ctx, generator.target, element, second)
+        for condition in generator.ifs:
+            ctx.visit(condition)
+    if isinstance(node, ast.DictComp):
+        ctx.visit(node.key)
+        ctx.visit(node.value)
+    else:
+        ctx.visit(node.elt)
+    ctx.scopes.pop()
+
+
+# ==================================================================== handlers: scopes
+
+
+def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    for decorator in node.decorator_list:
+        ctx.visit(decorator)
+    _arguments_outside(ctx, node.args)
+    if node.returns is not None:
+        ctx.visit(node.returns)
+    enclosing = ctx.scopes[-1]
+    if enclosing.kind == "function":
+        enclosing.names[node.name] = TOOL if _is_tool_function(ctx, node) else None
+    qualname = _qualname(ctx, node.name)
+    scope = Scope("function", qualname)
+    class_scope = enclosing if enclosing.kind == "class" else None
+    fn = FunctionInfo(node, qualname, class_scope.name if class_scope is not None else None)
+    ctx.created.append(fn)
+    scope.fn = fn
+    if enclosing.kind == "module":
+        fn.key = node.name
+        ctx.functions.setdefault(node.name, fn)
+    elif class_scope is not None and len(ctx.scopes) >= 2 and ctx.scopes[-2].kind == "module":
+        fn.key = f"{class_scope.name}.{node.name}"
+        ctx.functions.setdefault(fn.key, fn)
+    if class_scope is not None and class_scope.is_tool and node.name in ctx.wanted_methods:
+        fn.artifact = class_scope.artifact
+        ctx.tool_methods.append(fn)
+    if ctx.function_rules and node.decorator_list:
+        artifact = _tool_decorator_artifact(ctx, node)
+        if artifact is not None:
+            fn.artifact = artifact
+            ctx.tool_functions.append(fn)
+    _bind_params(ctx, scope, node.args)
+    is_dispatcher = _is_dispatcher(ctx, qualname)
+    ctx.scopes.append(scope)
+    fn.scopes = list(ctx.scopes)
+    ctx.dispatcher_depth += is_dispatcher
+    try:
+        ctx.body(node.body)
+    finally:
+        ctx.dispatcher_depth -= is_dispatcher
+        ctx.scopes.pop()
+
+
+def _tool_decorator_artifact(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+    """None when no decorator is a tool decorator; else whether it declares
+    ``response_format="content_and_artifact"``."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        qual = ctx.qualified_name(target) or dotted(target)
+        if qual and (ctx.kind(qual) == DECORATOR or ctx.resolver.is_tool_decorator(qual)):
+            return isinstance(decorator, ast.Call) and any(
+                kw.arg == "response_format"
+                and isinstance(kw.value, ast.Constant)
+                and kw.value.value == "content_and_artifact"
+                for kw in decorator.keywords
+            )
+    return None
+
+
+def _is_tool_function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        qual = ctx.qualified_name(target) or dotted(target)
+        if qual and (ctx.kind(qual) == DECORATOR or ctx.resolver.is_tool_decorator(qual)):
+            return True
+    return False
+
+
+def _lambda(ctx: Context, node: ast.Lambda) -> None:
+    _arguments_outside(ctx, node.args)
+    scope = Scope("function", _qualname(ctx, "<lambda>"))
+    for arg in _all_args(node.args):
+        scope.names[arg.arg] = None
+    ctx.scopes.append(scope)
+    ctx.visit(node.body)
+    ctx.scopes.pop()
+
+
+def _arguments_outside(ctx: Context, args: ast.arguments) -> None:
+    for default in (*args.defaults, *args.kw_defaults):
+        if default is not None:
+            ctx.visit(default)
+    for arg in _all_args(args):
+        if arg.annotation is not None:
+            ctx.visit(arg.annotation)
+
+
+def _bind_params(ctx: Context, scope: Scope, args: ast.arguments) -> None:
+    for arg in _all_args(args):
+        scope.names[arg.arg] = ctx.annotation_kind(arg.annotation) if arg.annotation is not None else None
+    if args.vararg is not None:
+        scope.names[args.vararg.arg] = None
+        if args.vararg.annotation is not None and ctx.annotation_kind(args.vararg.annotation) == TOOL:
+            scope.names[args.vararg.arg] = REGISTRY
+    if args.kwarg is not None:
+        scope.names[args.kwarg.arg] = None
+
+
+def _qualname(ctx: Context, name: str) -> str:
+    parts = [s.name for s in ctx.scopes[1:]]
+    return ".".join([*parts, name])
+
+
+def _is_dispatcher(ctx: Context, qualname: str) -> bool:
+    if qualname.rpartition(".")[2] not in ctx.dispatcher_names:  # a match ends in the same name
+        return False
+    for module in (ctx.info.name, *ctx.info.aliases):
+        full = f"{module}.{qualname}" if module else qualname
+        if any(full == d or full.endswith("." + d) for d in ctx.dispatchers):
+            return True
+    return False
+
+
+def _class(ctx: Context, node: ast.ClassDef) -> None:
+    for decorator in node.decorator_list:
+        ctx.visit(decorator)
+    for base in node.bases:
+        ctx.visit(base)
+    for keyword in node.keywords:
+        ctx.visit(keyword.value)
+    enclosing = ctx.scopes[-1]
+    scope = Scope("class", node.name)
+    if enclosing.kind == "module":
+        prefix = f"{ctx.info.name}." if ctx.info.name else ""
+        scope.is_tool = ctx.kind(prefix + node.name) == CLASS
+    else:
+        scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
+    # class-level declarations are visible as self.<attr> in every method, whatever the order
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
+                ctx.kind_of(stmt.value) if stmt.value is not None else None
+            )
+        if scope.is_tool and _declares_content_and_artifact(stmt):
+            # a LangChain tool class returning (content, artifact): only the content reaches the model
+            scope.artifact = True
+    if enclosing.kind == "function":
+        enclosing.names[node.name] = CLASS if scope.is_tool else None
+        enclosing.quals.pop(node.name, None)
+        enclosing.classes.add(node.name)
+    ctx.scopes.append(scope)
+    try:
+        ctx.body(node.body)
+    finally:
+        ctx.scopes.pop()
+
+
+_RESPONSE_FORMAT = "response_format"
+_CONTENT_AND_ARTIFACT = "content_and_artifact"
+
+
+def _declares_content_and_artifact(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return False
+    return (
+        any(isinstance(t, ast.Name) and t.id == _RESPONSE_FORMAT for t in targets)
+        and isinstance(value, ast.Constant)
+        and value.value == _CONTENT_AND_ARTIFACT
+    )
+
+
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+
+# unbound functions: a table of bound methods would make every Context a reference cycle
+HANDLERS: dict[type, Callable[[Context, Any], None]] = {
+    ast.Attribute: _attribute,
+    ast.keyword: _keyword_or_expr,
+    ast.Expr: _keyword_or_expr,
+    ast.Call: _call,
+    ast.FunctionDef: _function,
+    ast.AsyncFunctionDef: _function,
+    ast.Lambda: _lambda,
+    ast.ClassDef: _class,
+    ast.Assign: _assign,
+    ast.AnnAssign: _ann_assign,
+    ast.AugAssign: _aug_assign,
+    ast.For: _for,
+    ast.AsyncFor: _for,
+    ast.With: _with,
+    ast.AsyncWith: _with,
+    ast.Import: _import,
+    ast.ImportFrom: _import,
+    ast.Return: _return,
+    ast.Yield: _yield,
+    ast.YieldFrom: _yield,
+    ast.NamedExpr: _named_expr,
+    ast.ExceptHandler: _except,
+    ast.ListComp: _comprehension,
+    ast.SetComp: _comprehension,
+    ast.GeneratorExp: _comprehension,
+    ast.DictComp: _comprehension,
+}
