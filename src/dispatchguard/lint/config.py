@@ -110,6 +110,20 @@ class CoverageConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class VerifyConfig:
+    """``[tool.dispatchguard.verify]``: how ``dispatchguard verify`` runs the project's tools
+    (``examples``: tool label -> argument tables tried first; ``exclude``: globs of tool labels)."""
+
+    cases: int = 10
+    timeout: float = 5.0
+    output_cap: int = 1_000_000
+    pass_env: tuple[str, ...] = ()
+    loopback: bool = False
+    exclude: tuple[str, ...] = ()
+    examples: tuple[tuple[str, tuple[dict, ...]], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class LintConfig:
     """Effective settings of one run (front ends override fields with ``dataclasses.replace``)."""
 
@@ -132,13 +146,15 @@ class LintConfig:
     #: absolute path of an interpreter or environment folder (the loader makes a configured one so)
     python: str | bool | None = None
     coverage: CoverageConfig = CoverageConfig()
+    verify: VerifyConfig = VerifyConfig()
     config_file: Path | None = None
 
     def fingerprint(self) -> str:
         """A stable digest of every setting that can change findings (used in cache keys)."""
         data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
         data.pop("config_file")
-        data.pop("coverage")  # the coverage gate's settings never change findings
+        data.pop("coverage")  # the coverage gate's and verify's settings never change findings
+        data.pop("verify")
         # which named files are dropped changes no file's findings (and the pre-commit hooks pass
         # --force-exclude: hook runs and manual runs share one cache)
         data.pop("force_exclude")
@@ -311,9 +327,10 @@ _BOOL_KEYS = {"strict": "strict", "force-exclude": "force_exclude", "respect-git
 # keys whose values are added to the built-in defaults rather than replacing them
 ADDITIVE_KEYS = frozenset({"tool-bases", "tool-decorators", "tool-packages", "dispatchers"})
 _CODE_KEYS = {"select", "ignore", "extend-select"}
-SUBTABLES = frozenset({"coverage"})
+SUBTABLES = frozenset({"coverage", "verify"})
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores", "python"})
 COVERAGE_KEYS = frozenset({"fail-under", "include", "data-file", "per-file", "branch"})
+VERIFY_KEYS = frozenset({"cases", "timeout", "output-cap", "pass-env", "loopback", "exclude", "examples"})
 
 
 def table_of(file: Path) -> dict:
@@ -349,8 +366,10 @@ def _from_table(table: dict, file: Path, root: Path) -> LintConfig:
     for raw_key, value in table.items():
         key = raw_key.replace("_", "-")
         where = f"{file}: key 'tool.dispatchguard.{raw_key}'"
-        if key in SUBTABLES:
+        if key == "coverage":
             values["coverage"] = _coverage(value, f"{file}: [tool.dispatchguard.{raw_key}]")
+        elif key == "verify":
+            values["verify"] = _verify(value, f"{file}: [tool.dispatchguard.{raw_key}]")
         elif key not in KNOWN_KEYS:
             known = ", ".join(sorted(KNOWN_KEYS | {f"[{t}]" for t in SUBTABLES}))
             raise ConfigError(f"{where}: unknown key (known keys: {known})")
@@ -441,6 +460,49 @@ def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, 
         parsed = _str_list(items, f"{where} (pattern {pattern!r})")
         out.append((pattern, tuple(_code(c, f"{where} (pattern {pattern!r})") for c in parsed)))
     return tuple(out)
+
+
+def _verify(value: object, where: str) -> VerifyConfig:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table")
+    values: dict[str, object] = {}
+    for raw_key, item in value.items():
+        key = raw_key.replace("_", "-")
+        at = f"{where}: key {raw_key!r}"
+        if key not in VERIFY_KEYS:
+            raise ConfigError(f"{at}: unknown key (known keys: {', '.join(sorted(VERIFY_KEYS))})")
+        values[key.replace("-", "_")] = _VERIFY_READERS[key](item, at)
+    return VerifyConfig(**values)  # type: ignore[arg-type]
+
+
+def _positive(kind: type) -> Callable[[object, str], object]:
+    def read(item: object, at: str) -> object:
+        number = isinstance(item, (int, float)) and not isinstance(item, bool)
+        if not number or item <= 0 or (kind is int and item != int(item)):  # type: ignore[operator]
+            raise ConfigError(f"{at}: expected a positive {'whole ' if kind is int else ''}number, got {item!r}")
+        return kind(item)
+
+    return read
+
+
+def _examples(item: object, at: str) -> tuple[tuple[str, tuple[dict, ...]], ...]:
+    """``{"module.Tool" = [{q = "x"}, ...]}``: argument tables per tool label."""
+    if not isinstance(item, dict) or not all(
+        isinstance(v, list) and all(isinstance(e, dict) for e in v) for v in item.values()
+    ):
+        raise ConfigError(f"{at}: expected a table of tool labels to lists of argument tables, got {item!r}")
+    return tuple((label, tuple(cases)) for label, cases in item.items())
+
+
+_VERIFY_READERS: dict[str, Callable[[object, str], object]] = {
+    "cases": _positive(int),
+    "timeout": _positive(float),
+    "output-cap": _positive(int),
+    "pass-env": lambda item, at: _str_list(item, at),
+    "loopback": lambda item, at: _bool(item, at),
+    "exclude": lambda item, at: _str_list(item, at),
+    "examples": _examples,
+}
 
 
 def _coverage(value: object, where: str) -> CoverageConfig:

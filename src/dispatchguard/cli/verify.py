@@ -1,0 +1,100 @@
+"""Run the project's tools and check that every call answers JSON text.
+
+Tools are found through the checker's project index (tool classes, tool functions, tools built at
+module level), each built and called in a worker process of its own with arguments generated from
+its argument schema (hypothesis, fixed seed), the network sealed, HOME and TMPDIR redirected and
+the environment's secrets left out. Exit status: 0 every tool that could be built kept the
+contract, 1 a tool broke it (or hung, or crashed), 2 usage or configuration error. Defaults come
+from `[tool.dispatchguard.verify]`. Run it from the project's environment: the workers import
+the project's code with this interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+from typing import Any
+
+from dispatchguard.cli.common import UsageError, effective_config, job_count, plural, run_guarded
+
+HELP = "run the project's tools and check that every call answers JSON text"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE")
+    parser.add_argument("--cases", type=int, metavar="N", help="calls per tool (default: 10)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="seconds per call (default: 5)")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="text or json")
+    parser.add_argument("-j", "--jobs", type=job_count, default=1, metavar="N", help="tools verified at a time")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_guarded(_run, args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from dispatchguard.verify.discover import discover
+    from dispatchguard.verify.runner import VerifyOptions, verify_tools
+
+    config = effective_config(args)
+    settings = config.verify
+    options = VerifyOptions(
+        cases=args.cases if args.cases is not None else settings.cases,
+        timeout=args.timeout if args.timeout is not None else settings.timeout,
+        output_cap=settings.output_cap,
+        examples={label: list(cases) for label, cases in settings.examples},
+        pass_env=settings.pass_env,
+        loopback=settings.loopback,
+    )
+    if options.cases < 1 or options.timeout <= 0:
+        raise UsageError("--cases must be at least 1 and --timeout positive")
+    found = discover(args.paths, config)
+    targets = [t for t in found if not any(fnmatch.fnmatch(t.label, p) for p in settings.exclude)]
+    reports = verify_tools(targets, options, jobs=args.jobs)
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps([_as_json(r) for r in reports], indent=2, default=repr) + "\n")
+    else:
+        for report in reports:
+            if report.status != "verified":
+                print(_as_text(report))
+    counts = {status: sum(r.status == status for r in reports) for status in ("verified", "not_built")}
+    failed = sum(r.failed for r in reports)
+    print(
+        f"{plural(len(reports), 'tool')} found: {counts['verified']} verified, {failed} broke the contract, "
+        f"{counts['not_built']} not built.",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+def _as_text(report: Any) -> str:
+    target = report.target
+    where = f"{target.path}:{target.line}:1: {target.rule}"
+    if report.status == "not_built":
+        return f"{where} tool `{target.label}` not built: {report.detail}"
+    line = f"{where} tool `{target.label}` {report.status}: {report.detail}"
+    if report.arguments is not None:
+        line += f" (arguments: {json.dumps(report.arguments, ensure_ascii=False, default=repr)})"
+    return line
+
+
+def _as_json(report: Any) -> dict[str, Any]:
+    target = report.target
+    return {
+        "tool": target.label,
+        "kind": target.kind,
+        "filename": target.path,
+        "line": target.line,
+        "code": target.rule,
+        "status": report.status,
+        "detail": report.detail,
+        "arguments": report.arguments,
+        "calls": report.calls,
+        "output_bytes": report.output_bytes,
+        "threads_left": report.threads_left,
+        "cpu_seconds": round(report.cpu_seconds, 3),
+        "wall_seconds": round(report.wall_seconds, 3),
+    }

@@ -1,0 +1,266 @@
+"""One tool, run in a process of its own: ``python -m dispatchguard.verify.worker JOB.json``.
+
+The job (written by :mod:`.runner`) names the tool and the limits; the worker writes its answer
+as JSON to the job's ``result`` path and exits 0. Before importing the project it seals the
+network (:func:`seal_network`) and points its standard output and error at a pipe whose bytes
+are only counted. Each call is given ``timeout`` seconds (an interval timer: a call stuck in C
+code that ignores signals is left to the runner's wall-clock limit). hypothesis generates the
+arguments from the tool's ``args_schema`` with a fixed seed, and shrinks a failing call to the
+smallest arguments that still break the contract.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+#: How much of a wrong result a report shows.
+SHOWN_CHARS = 200
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+class ContractViolation(Exception):
+    """A call broke the contract; ``what`` says how, ``arguments`` with which arguments."""
+
+    def __init__(self, what: str, arguments: dict[str, Any]) -> None:
+        super().__init__(what)
+        self.what = what
+        self.arguments = arguments
+
+
+class CallTimeout(BaseException):
+    """Raised in the tool by the interval timer (a BaseException: the tool's ``except Exception``
+    must not swallow it)."""
+
+
+def seal_network(allow_loopback: bool) -> None:
+    """Refuse every connection (and name lookup) that is not to loopback, when allowed, at the
+    socket module: a tool that needs the internet must answer JSON text anyway."""
+
+    def allowed(host: object) -> bool:
+        return allow_loopback and str(host).startswith(_LOOPBACK)
+
+    def refuse(host: object) -> None:
+        raise OSError(f"network sealed by dispatchguard verify: {host}")
+
+    original_connect = socket.socket.connect
+    original_connect_ex = socket.socket.connect_ex
+    original_getaddrinfo = socket.getaddrinfo
+
+    def connect(self: socket.socket, address: Any) -> None:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family == getattr(socket, "AF_UNIX", None) or allowed(host):
+            return original_connect(self, address)
+        refuse(host)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family == getattr(socket, "AF_UNIX", None) or allowed(host):
+            return original_connect_ex(self, address)
+        refuse(host)
+        return 1  # pragma: no cover - refuse raised
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host is None or allowed(host):
+            return original_getaddrinfo(host, *args, **kwargs)
+        refuse(host)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+
+
+class OutputCounter:
+    """File descriptors 1 and 2 point at a pipe; a thread reads it and keeps only the count."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.close(write)
+        self.count = 0
+        self._read = read
+        threading.Thread(target=self._drain, daemon=True, name="dispatchguard-verify-output").start()
+
+    def _drain(self) -> None:
+        while chunk := os.read(self._read, 65536):
+            self.count += len(chunk)
+
+
+def build(job: dict[str, Any]) -> Any:
+    """The tool object: the module's class built with no arguments, or the object bound there."""
+    sys.path[:0] = [job["import_root"]]
+    module = importlib.import_module(job["module"])
+    value = getattr(module, job["name"])
+    return value() if job["kind"] == "class" else value
+
+
+def call_tool(tool: Any, arguments: dict[str, Any]) -> Any:
+    """How the frameworks call a tool: LangChain's ``invoke(dict)``, CrewAI's ``run(**kwargs)``."""
+    if hasattr(tool, "invoke"):
+        return tool.invoke(arguments)
+    if hasattr(tool, "run"):
+        return tool.run(**arguments)
+    return tool(**arguments)
+
+
+def argument_schema(tool: Any) -> type | None:
+    """The pydantic model of a tool's arguments: its ``args_schema``, LangChain's input schema
+    (inferred from ``_run``), else one made from the annotated signature of ``_run`` or the tool."""
+    schema = getattr(tool, "args_schema", None)
+    if not _is_model(schema) and hasattr(tool, "get_input_schema"):
+        schema = tool.get_input_schema()
+    if _is_model(schema):
+        return schema  # type: ignore[return-value]
+    import inspect
+
+    import pydantic
+
+    target = getattr(tool, "_run", tool)
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    fields = {
+        p.name: (Any if p.annotation is p.empty else p.annotation, ... if p.default is p.empty else p.default)
+        for p in parameters
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "run_manager")
+    }
+    return pydantic.create_model("Arguments", **fields)  # type: ignore[call-overload]
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and hasattr(value, "model_fields")
+
+
+def check_result(result: Any) -> str | None:
+    """How a result breaks the contract, or None: it must be ``str`` that ``json.loads`` accepts."""
+    if not isinstance(result, str):
+        return f"returned {type(result).__name__}, not str: {_shown(result)}"
+    try:
+        json.loads(result)
+    except ValueError as exc:
+        return f"returned text that is not JSON ({exc.msg}): {_shown(result)}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, types.GeneratorType):
+        return "<generator>"
+    try:
+        text = repr(value)
+    except Exception as exc:  # a hostile __repr__ is the tool's problem, not the report's
+        text = f"<unprintable: {type(exc).__name__}>"
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def run_job(job: dict[str, Any], output: OutputCounter) -> dict[str, Any]:
+    try:
+        tool = build(job)
+    except BaseException as exc:  # whatever the project raises, the run goes on
+        return {"status": "not_built", "reason": f"{type(exc).__name__}: {exc}"}
+    schema = argument_schema(tool)
+    if schema is None:
+        return {"status": "not_built", "reason": "no argument schema (args_schema or an annotated signature)"}
+    threads_before = threading.active_count()
+    calls = [0]
+    hung = f"did not answer within {job['timeout']:g} s"  # as _call_problem says it
+    timed_out = [False]
+
+    def one_call(arguments: dict[str, Any]) -> None:
+        problem = hung if timed_out[0] else None  # a tool that hung is not called again while shrinking
+        if problem is None:
+            calls[0] += 1
+            problem = _call_problem(tool, arguments, job, output)
+            timed_out[0] = problem == hung
+        if problem is not None:  # one place: hypothesis tells failures apart by where they are raised
+            raise ContractViolation(problem, arguments)
+
+    violation = _explore(schema, one_call, job)
+    answer: dict[str, Any] = {"status": "verified" if violation is None else "violation", "calls": calls[0]}
+    if violation is not None:
+        answer["violation"] = {"what": violation.what, "arguments": violation.arguments}
+    leaked = threading.active_count() - threads_before
+    if leaked > 0:
+        answer["threads_left"] = leaked
+    return answer
+
+
+def _call_problem(tool: Any, arguments: dict[str, Any], job: dict[str, Any], output: OutputCounter) -> str | None:
+    """How one call breaks the contract: an exception, no answer in time, a wrong result, too much
+    printed; None when it keeps it."""
+    before = output.count
+    signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+    try:
+        result = call_tool(tool, arguments)
+    except CallTimeout:
+        return f"did not answer within {job['timeout']:g} s"
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {_shown(str(exc))}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    problem = check_result(result)
+    printed = output.count - before
+    if problem is None and printed > job["output_cap"]:
+        problem = f"printed {printed} bytes (cap {job['output_cap']})"
+    return problem
+
+
+def _explore(schema: type, one_call: Any, job: dict[str, Any]) -> ContractViolation | None:
+    """``cases`` calls with arguments built from ``schema``, the configured examples first; the
+    smallest failing arguments when one fails."""
+    from hypothesis import HealthCheck, example, given, settings
+    from hypothesis import strategies as st
+
+    def run(model: Any) -> None:
+        one_call(model.model_dump() if hasattr(model, "model_dump") else dict(model))
+
+    test = given(st.builds(schema))(run)
+    for arguments in job.get("examples", []):
+        test = example(schema(**arguments))(test)
+    test = settings(
+        max_examples=job["cases"],
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+    )(test)
+    try:
+        test()
+    except ContractViolation as violation:
+        return violation
+    return None
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise CallTimeout
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    output = OutputCounter()
+    seal_network(job.get("loopback", False))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        answer = run_job(job, output)
+    except BaseException as exc:  # whatever escaped the tool (a SystemExit, say)
+        answer = {"status": "error", "reason": f"{type(exc).__name__}: {_shown(str(exc))}"}
+    answer["output_bytes"] = output.count
+    Path(job["result"]).write_text(json.dumps(answer, default=repr), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    # os._exit: no interpreter shutdown that could hang on the tool's leftover threads
+    os._exit(main())

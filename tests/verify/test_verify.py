@@ -1,0 +1,221 @@
+"""`dispatchguard verify` on a project whose tools keep, break and escape the contract, through
+the real CLI: every tool is found through the project index, built and run in its own worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+LANGCHAIN_TOOLS = '''
+import json
+import os
+import time
+import urllib.request
+
+from langchain_core.tools import BaseTool, tool
+
+
+class Echo(BaseTool):
+    name: str = "echo"
+    description: str = "Echo the query as JSON."
+
+    def _run(self, q: str) -> str:
+        return json.dumps({"q": q}, ensure_ascii=False)
+
+
+class Lookup(BaseTool):
+    name: str = "lookup"
+    description: str = "A dict, not JSON text."
+
+    def _run(self, q: str) -> dict:
+        return {"q": q}
+
+
+class Picky(BaseTool):
+    name: str = "picky"
+    description: str = "Raises on an empty query."
+
+    def _run(self, q: str) -> str:
+        if not q:
+            raise ValueError("empty query")
+        return json.dumps(q)
+
+
+class Quitter(BaseTool):
+    name: str = "quitter"
+    description: str = "Ends its process."
+
+    def _run(self, q: str) -> str:
+        os._exit(3)
+
+
+class Sleeper(BaseTool):
+    name: str = "sleeper"
+    description: str = "Never answers."
+
+    def _run(self, q: str) -> str:
+        time.sleep(60)
+        return "{}"
+
+
+class Loud(BaseTool):
+    name: str = "loud"
+    description: str = "Prints two megabytes."
+
+    def _run(self, q: str) -> str:
+        print("x" * 2_000_000)
+        return "{}"
+
+
+class Fetcher(BaseTool):
+    name: str = "fetcher"
+    description: str = "Needs the internet."
+
+    def _run(self, url: str) -> str:
+        with urllib.request.urlopen("http://example.com/" + url) as response:
+            return json.dumps(response.read().decode())
+
+
+class Streamer(BaseTool):
+    name: str = "streamer"
+    description: str = "A generator."
+
+    def _run(self, q: str):
+        return (c for c in q)
+
+
+class Keyed(BaseTool):
+    name: str = "keyed"
+    description: str = "Needs an API key."
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if "SECRET_API_KEY" not in os.environ:
+            raise RuntimeError("SECRET_API_KEY is not set")
+
+    def _run(self, q: str) -> str:
+        return "{}"
+
+
+@tool
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return json.dumps(a + b)
+
+
+@tool
+def numbers(n: int) -> list:
+    """A list, not JSON text."""
+    return list(range(3))
+'''
+
+BROKEN = '''
+from langchain_core.tools import BaseTool
+
+import a_module_that_does_not_exist
+
+
+class Orphan(BaseTool):
+    name: str = "orphan"
+    description: str = "Its module cannot be imported."
+
+    def _run(self, q: str) -> str:
+        return "{}"
+'''
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    root = tmp_path_factory.mktemp("verify-project")
+    (root / "pyproject.toml").write_text(
+        "[tool.dispatchguard.verify]\ncases = 5\ntimeout = 1\noutput-cap = 100000\n", encoding="utf-8"
+    )
+    (root / "app" / "tools").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools" / "library.py").write_text(textwrap.dedent(LANGCHAIN_TOOLS), encoding="utf-8")
+    (root / "app" / "tools" / "broken.py").write_text(textwrap.dedent(BROKEN), encoding="utf-8")
+    env = {**os.environ, "SECRET_API_KEY": "not for the tools"}
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "-j", "2"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    reports = {item["tool"]: item for item in json.loads(done.stdout)}
+    reports["__stderr__"] = {"text": done.stderr}
+    return reports
+
+
+def test_every_tool_is_found_with_its_place_and_rule(verified: dict[str, dict]) -> None:
+    tools = {name for name in verified if name.startswith("app.")}
+    names = ("Echo", "Lookup", "Picky", "Quitter", "Sleeper", "Loud", "Fetcher", "Streamer", "Keyed", "add", "numbers")
+    assert tools == {f"app.tools.library.{n}" for n in names} | {"app.tools.broken.Orphan"}
+    echo = verified["app.tools.library.Echo"]
+    assert (echo["filename"], echo["code"], echo["kind"]) == ("app/tools/library.py", "DG103", "class")
+    assert verified["app.tools.library.add"]["code"] == "DG104"
+
+
+def test_tools_that_keep_the_contract_are_verified(verified: dict[str, dict]) -> None:
+    for name in ("Echo", "add"):
+        report = verified[f"app.tools.library.{name}"]
+        assert report["status"] == "verified", report
+        assert report["calls"] == 5
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "detail"),
+    [
+        ("Lookup", "violation", "returned dict, not str: {'q': "),
+        ("numbers", "violation", "returned list, not str: [0, 1, 2]"),
+        ("Streamer", "violation", "returned generator, not str: <generator>"),
+        ("Picky", "violation", "raised ValueError: 'empty query'"),
+        ("Fetcher", "violation", "network sealed by dispatchguard verify"),
+        ("Sleeper", "violation", "did not answer within 1 s"),
+        ("Loud", "violation", "printed 2000001 bytes (cap 100000)"),
+        ("Quitter", "crashed", "the tool's process exited with code 3"),
+        ("Keyed", "not_built", "RuntimeError: SECRET_API_KEY is not set"),
+    ],
+)
+def test_each_way_of_breaking_the_contract_is_reported(verified: dict, name: str, status: str, detail: str) -> None:
+    report = verified[f"app.tools.library.{name}"]
+    assert report["status"] == status, report
+    assert detail in report["detail"], report
+
+
+def test_a_failing_call_is_shrunk_to_the_smallest_arguments(verified: dict[str, dict]) -> None:
+    assert verified["app.tools.library.Picky"]["arguments"] == {"q": ""}
+
+
+def test_a_module_that_fails_to_import_is_not_built_and_the_run_goes_on(verified: dict[str, dict]) -> None:
+    orphan = verified["app.tools.broken.Orphan"]
+    assert orphan["status"] == "not_built"
+    assert "ModuleNotFoundError" in orphan["detail"] and "a_module_that_does_not_exist" in orphan["detail"]
+
+
+def test_the_summary_counts_the_tools(verified: dict[str, dict]) -> None:
+    assert "12 tools found: 2 verified, 8 broke the contract, 2 not built." in verified["__stderr__"]["text"]
+
+
+def test_a_project_without_tools_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\n", encoding="utf-8")
+    (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "0 tools found" in done.stderr
+
+
+def test_bad_settings_are_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard.verify]\ncases = 0\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert "key 'cases': expected a positive whole number, got 0" in done.stderr
