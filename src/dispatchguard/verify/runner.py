@@ -64,8 +64,11 @@ def worker_environment(home: Path, options: VerifyOptions) -> dict[str, str]:
     names = (*KEPT_VARIABLES, *options.pass_env)
     env = {name: os.environ[name] for name in names if name in os.environ}
     env.update(HOME=str(home), TMPDIR=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
-    # the worker is this package's: wherever it was imported from, the worker finds it too
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    # the worker is this package's: wherever it was imported from, the worker finds it too (and
+    # what this process found through PYTHONPATH)
+    inherited = os.environ.get("PYTHONPATH")
+    here = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([here, inherited]) if inherited else here
     return env
 
 
