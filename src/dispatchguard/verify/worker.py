@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,53 @@ def run_job(job: dict[str, Any], output: OutputCounter) -> dict[str, Any]:
     return answer
 
 
+def arguments_of(schema: Any) -> Any:
+    """Arguments as a model would send them: JSON values for each field (hypothesis' strategy
+    for the field's type; any JSON value for ``Any``), the required fields always, the optional
+    ones sometimes, kept only when the schema accepts them."""
+    from hypothesis import strategies as st
+
+    fields = schema.model_fields
+    required = {name: _field_values(f.annotation) for name, f in fields.items() if f.is_required()}
+    optional = {name: _field_values(f.annotation) for name, f in fields.items() if not f.is_required()}
+
+    from pydantic import ValidationError
+
+    def accepted(values: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return schema.model_validate(values).model_dump(mode="json", exclude_unset=True)
+        except ValidationError:
+            return None
+        except Exception:  # a schema that cannot validate (not fully defined): the tool decides
+            return values
+
+    return st.fixed_dictionaries(required, optional=optional).map(accepted).filter(lambda values: values is not None)
+
+
+def _field_values(annotation: Any) -> Any:
+    from hypothesis import strategies as st
+
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+        max_leaves=6,
+    )
+    if isinstance(annotation, typing.ForwardRef):  # CrewAI's schemas keep string annotations
+        try:
+            # the worker runs the project's code anyway; the names are typing's
+            annotation = eval(annotation.__forward_arg__, vars(typing))
+        except Exception:
+            return json_values
+    if annotation in (Any, object, None):
+        return json_values
+    try:
+        strategy = st.from_type(annotation)
+        strategy.validate()
+    except Exception:  # a type hypothesis cannot build: any JSON value, the schema decides
+        return json_values
+    return strategy
+
+
 def _call_problem(tool: Any, arguments: dict[str, Any], job: dict[str, Any], output: OutputCounter) -> str | None:
     """How one call breaks the contract: an exception, no answer in time, a wrong result, too much
     printed; None when it keeps it."""
@@ -218,14 +266,10 @@ def _explore(schema: type, one_call: Any, job: dict[str, Any]) -> ContractViolat
     """``cases`` calls with arguments built from ``schema``, the configured examples first; the
     smallest failing arguments when one fails."""
     from hypothesis import HealthCheck, example, given, settings
-    from hypothesis import strategies as st
 
-    def run(model: Any) -> None:
-        one_call(model.model_dump() if hasattr(model, "model_dump") else dict(model))
-
-    test = given(st.builds(schema))(run)
+    test = given(arguments_of(schema))(one_call)
     for arguments in job.get("examples", []):
-        test = example(schema(**arguments))(test)
+        test = example(arguments)(test)
     test = settings(
         max_examples=job["cases"],
         derandomize=True,
