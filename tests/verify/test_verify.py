@@ -219,3 +219,62 @@ def test_bad_settings_are_exit_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "key 'cases': expected a positive whole number, got 0" in done.stderr
+
+
+LOCAL_TOOL = '''
+import json
+import os
+import socket
+
+from langchain_core.tools import BaseTool
+
+
+class Local(BaseTool):
+    name: str = "local"
+    description: str = "Reads a local service."
+
+    def _run(self, q: str) -> str:
+        with socket.create_connection(("127.0.0.1", int(os.environ["LOCAL_PORT"])), timeout=2) as conn:
+            return json.dumps({"q": q, "answer": conn.recv(16).decode()})
+'''
+
+
+@pytest.fixture
+def local_service():
+    """A real TCP service on loopback that answers `ok` to every connection."""
+    import socketserver
+    import threading
+
+    class Answer(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            self.request.sendall(b"ok")
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Answer)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize(("loopback", "expected"), [("true", 0), ("false", 1)])
+def test_loopback_only_when_allowed_and_text_output(tmp_path: Path, local_service: int, loopback, expected):
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.dispatchguard.verify]\ncases = 2\ntimeout = 2\nloopback = {loopback}\npass-env = ["LOCAL_PORT"]\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "local_tools.py").write_text(textwrap.dedent(LOCAL_TOOL), encoding="utf-8")
+    env = {**os.environ, "LOCAL_PORT": str(local_service)}
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify"], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == expected, done.stdout + done.stderr
+    if expected:
+        [line] = done.stdout.splitlines()
+        assert line.startswith("local_tools.py:9:1: DG103 tool `local_tools.Local` violation: raised OSError: ")
+        assert "network sealed by dispatchguard verify: 127.0.0.1" in line and line.endswith('(arguments: {"q": ""})')
+    else:
+        assert done.stdout == ""
+        assert "1 tool found: 1 verified, 0 broke the contract, 0 not built." in done.stderr

@@ -63,6 +63,8 @@ class ToolReport:
 def worker_environment(home: Path, options: VerifyOptions) -> dict[str, str]:
     names = (*KEPT_VARIABLES, *options.pass_env)
     env = {name: os.environ[name] for name in names if name in os.environ}
+    # coverage.py's subprocess measurement, when this run is measured (pytest-cov sets them)
+    env.update((k, v) for k, v in os.environ.items() if k.startswith(("COV_CORE_", "COVERAGE_")))
     env.update(HOME=str(home), TMPDIR=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     # the worker is this package's: wherever it was imported from, the worker finds it too (and
     # what this process found through PYTHONPATH)

@@ -305,6 +305,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _exit(status: int) -> None:
+    """Exit; with os._exit when the tool left threads running, whose joining at shutdown could hang."""
+    leftover = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if leftover:
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    # os._exit: no interpreter shutdown that could hang on the tool's leftover threads
-    os._exit(main())
+    _exit(main())
