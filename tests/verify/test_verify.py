@@ -134,7 +134,7 @@ class Orphan(BaseTool):
 def verified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     root = tmp_path_factory.mktemp("verify-project")
     (root / "pyproject.toml").write_text(
-        "[tool.dispatchguard.verify]\ncases = 5\ntimeout = 1\noutput-cap = 100000\n", encoding="utf-8"
+        "[tool.dispatchguard.verify]\ncases = 5\ntimeout = 3\noutput-cap = 100000\n", encoding="utf-8"
     )
     (root / "app" / "tools").mkdir(parents=True)
     (root / "app" / "__init__.py").write_text("", encoding="utf-8")
@@ -176,7 +176,7 @@ def test_tools_that_keep_the_contract_are_verified(verified: dict[str, dict]) ->
         ("Streamer", "violation", "returned generator, not str: <generator>"),
         ("Picky", "violation", "raised ValueError: 'empty query'"),
         ("Fetcher", "violation", "network sealed by dispatchguard verify"),
-        ("Sleeper", "violation", "did not answer within 1 s"),
+        ("Sleeper", "violation", "did not answer within 3 s"),
         ("Loud", "violation", "printed 2000001 bytes (cap 100000)"),
         ("Quitter", "crashed", "the tool's process exited with code 3"),
         ("Keyed", "not_built", "RuntimeError: SECRET_API_KEY is not set"),
