@@ -141,9 +141,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dispatchguard.cli import baseline as baseline_mod
-    from dispatchguard.cli.output import Context, render
+    """One mode per call: the settings, noqa comments, a baseline, or the findings."""
+    stdin_path = _validate(args)
+    baseline_known = _baseline(args)
+    config = effective_config(args)
+    if args.show_settings:
+        return _show_settings(args, config)
+    report = _check(args, config, stdin_path)
+    findings = list(report.findings)
+    notebooks = report_notebooks(report.notebooks)
+    if args.add_noqa is not None:
+        from dispatchguard.cli.add_noqa import add_noqa
 
+        return add_noqa(findings, args.add_noqa, recheck=lambda paths: _recheck(paths, args, config))
+    if args.write_baseline:
+        return _write_baseline(args.write_baseline, findings)
+    baselined: frozenset[int] = frozenset()
+    if baseline_known is not None:
+        from dispatchguard.cli import baseline as baseline_mod
+
+        baselined = frozenset(baseline_mod.match(findings, args.baseline, baseline_known))
+    sys.stdout.write(_rendered(args, findings, baselined))
+    sys.stdout.flush()
+    reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
+    if args.output_format == "text":
+        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
+    return 1 if reported and not args.exit_zero else 0
+
+
+def _validate(args: argparse.Namespace) -> str | None:
+    """Refuse option combinations that cannot work; settle the paths (standard input's, if any)."""
     if args.statistics and args.output_format not in ("text", "json"):
         raise UsageError(f"--statistics works with the text and json formats, not {args.output_format}")
     if args.add_noqa == "-":  # `--add-noqa -`: the '-' is standard input, not a reason
@@ -158,66 +185,73 @@ def _run(args: argparse.Namespace) -> int:
     stdin_path = _stdin_path(args)
     if stdin_path is not None:
         args.paths = [stdin_path]
+        return stdin_path
     args.paths = args.paths or ["."]
-    for path in args.paths if stdin_path is None else ():
+    for path in args.paths:
         if not os.path.exists(path):
             raise UsageError(f"{path}: no such file or directory")
-    baseline_known = None
-    if args.baseline:
-        try:
-            baseline_known = baseline_mod.load(args.baseline)
-        except baseline_mod.BaselineError as exc:
-            raise UsageError(str(exc)) from None
+    return None
 
+
+def _baseline(args: argparse.Namespace) -> Any:
+    """The findings a ``--baseline`` file records, or None without one."""
+    if not args.baseline:
+        return None
+    from dispatchguard.cli import baseline as baseline_mod
+
+    try:
+        return baseline_mod.load(args.baseline)
+    except baseline_mod.BaselineError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _show_settings(args: argparse.Namespace, config: Any) -> int:
+    from dispatchguard.cli.show_settings import render as render_settings
+    from dispatchguard.lint.config import find_root
+
+    root = None if args.config else find_root(args.paths)
+    sys.stdout.write(render_settings(config, root, args))
+    return 0
+
+
+def _check(args: argparse.Namespace, config: Any, stdin_path: str | None) -> Any:
+    """The check's report: of standard input, or of the paths (after the fixes, when asked)."""
     from dispatchguard import lint
 
-    config = effective_config(args)
-    if args.show_settings:
-        from dispatchguard.cli.show_settings import render as render_settings
-        from dispatchguard.lint.config import find_root
-
-        root = None if args.config else find_root(args.paths)
-        sys.stdout.write(render_settings(config, root, args))
-        return 0
     if stdin_path is not None:
-        report = _check_stdin(stdin_path, args.stdin_filename is not None, config)
-    else:
-        if args.fix or args.unsafe_fixes:
-            _apply_fixes(args, config)
-        progress = _Progress() if sys.stderr.isatty() else None
-        try:
-            report = lint.check_paths(
-                args.paths,
-                config,
-                jobs=args.jobs or None,
-                use_cache=not args.no_cache,
-                cache_dir=args.cache_dir,
-                progress=progress,
-            )
-        finally:
-            if progress is not None:
-                progress.clear()
-    findings = list(report.findings)
-    notebooks = report_notebooks(report.notebooks)
+        return _check_stdin(stdin_path, args.stdin_filename is not None, config)
+    if args.fix or args.unsafe_fixes:
+        _apply_fixes(args, config)
+    progress = _Progress() if sys.stderr.isatty() else None
+    try:
+        return lint.check_paths(
+            args.paths,
+            config,
+            jobs=args.jobs or None,
+            use_cache=not args.no_cache,
+            cache_dir=args.cache_dir,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
 
-    if args.add_noqa is not None:
-        from dispatchguard.cli.add_noqa import add_noqa
 
-        return add_noqa(findings, args.add_noqa, recheck=lambda paths: _recheck(paths, args, config))
+def _write_baseline(path: str, findings: list[Any]) -> int:
+    from dispatchguard.cli import baseline as baseline_mod
 
-    if args.write_baseline:
-        try:
-            count = baseline_mod.write(args.write_baseline, findings)
-        except baseline_mod.BaselineError as exc:
-            raise UsageError(str(exc)) from None
-        print(f"Wrote {count} finding(s) to the baseline {args.write_baseline}.", file=sys.stderr)
-        return 0
+    try:
+        count = baseline_mod.write(path, findings)
+    except baseline_mod.BaselineError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"Wrote {count} finding(s) to the baseline {path}.", file=sys.stderr)
+    return 0
 
-    baselined: frozenset[int] = frozenset()
-    if baseline_known is not None:
-        baselined = frozenset(baseline_mod.match(findings, args.baseline, baseline_known))
 
-    from dispatchguard import __version__
+def _rendered(args: argparse.Namespace, findings: list[Any], baselined: frozenset[int]) -> str:
+    """The findings in the chosen output format (or their statistics)."""
+    from dispatchguard import __version__, lint
+    from dispatchguard.cli.output import Context, render
 
     context = Context(
         rules=lint.RULES,
@@ -227,20 +261,12 @@ def _run(args: argparse.Namespace) -> int:
         version=__version__,
         colour=args.output_format == "text" and use_colour(sys.stdout),
     )
-    if args.statistics:
-        from dispatchguard.cli.output import json_format, text
+    if not args.statistics:
+        return render(args.output_format, findings, context)
+    from dispatchguard.cli.output import json_format, text
 
-        module = json_format if args.output_format == "json" else text
-        output = module.render_statistics(findings, context)
-    else:
-        output = render(args.output_format, findings, context)
-    sys.stdout.write(output)
-    sys.stdout.flush()
-
-    reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
-    if args.output_format == "text":
-        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
-    return 1 if reported and not args.exit_zero else 0
+    module = json_format if args.output_format == "json" else text
+    return module.render_statistics(findings, context)
 
 
 def _stdin_path(args: argparse.Namespace) -> str | None:
