@@ -2,8 +2,8 @@
 
 The job (written by :mod:`.runner`) names the tool and the limits; the worker writes its answer
 as JSON to the job's ``result`` path and exits 0. Before importing the project it seals the
-network (:func:`seal_network`) and points its standard output and error at a pipe whose bytes
-are only counted. Each call is given ``timeout`` seconds (an interval timer: a call stuck in C
+network (:func:`seal_network`) and points its standard output and error at a file whose bytes
+are counted after each call, then dropped. Each call is given ``timeout`` seconds (an interval timer: a call stuck in C
 code that ignores signals is left to the runner's wall-clock limit). hypothesis generates the
 arguments from the tool's ``args_schema`` with a fixed seed, and shrinks a failing call to the
 smallest arguments that still break the contract.
@@ -80,20 +80,24 @@ def seal_network(allow_loopback: bool) -> None:
 
 
 class OutputCounter:
-    """File descriptors 1 and 2 point at a pipe; a thread reads it and keeps only the count."""
+    """File descriptors 1 and 2 point at a file of the worker's folder, emptied after every call:
+    its size is exactly what the call printed (a pipe's reader could lag behind the writer)."""
 
-    def __init__(self) -> None:
-        read, write = os.pipe()
-        os.dup2(write, 1)
-        os.dup2(write, 2)
-        os.close(write)
+    def __init__(self, path: Path) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
         self.count = 0
-        self._read = read
-        threading.Thread(target=self._drain, daemon=True, name="dispatchguard-verify-output").start()
 
-    def _drain(self) -> None:
-        while chunk := os.read(self._read, 65536):
-            self.count += len(chunk)
+    def taken(self) -> int:
+        """Bytes printed since the last call (then the file is emptied)."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        size = os.fstat(1).st_size
+        os.ftruncate(1, 0)
+        self.count += size
+        return size
 
 
 def build(job: dict[str, Any]) -> Any:
@@ -245,7 +249,7 @@ def _field_values(annotation: Any) -> Any:
 def _call_problem(tool: Any, arguments: dict[str, Any], job: dict[str, Any], output: OutputCounter) -> str | None:
     """How one call breaks the contract: an exception, no answer in time, a wrong result, too much
     printed; None when it keeps it."""
-    before = output.count
+    output.taken()
     signal.setitimer(signal.ITIMER_REAL, job["timeout"])
     try:
         result = call_tool(tool, arguments)
@@ -256,7 +260,7 @@ def _call_problem(tool: Any, arguments: dict[str, Any], job: dict[str, Any], out
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     problem = check_result(result)
-    printed = output.count - before
+    printed = output.taken()
     if problem is None and printed > job["output_cap"]:
         problem = f"printed {printed} bytes (cap {job['output_cap']})"
     return problem
@@ -293,13 +297,14 @@ def _on_alarm(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
-    output = OutputCounter()
+    output = OutputCounter(Path(job["result"]).with_name("output"))
     seal_network(job.get("loopback", False))
     signal.signal(signal.SIGALRM, _on_alarm)
     try:
         answer = run_job(job, output)
     except BaseException as exc:  # whatever escaped the tool (a SystemExit, say)
         answer = {"status": "error", "reason": f"{type(exc).__name__}: {_shown(str(exc))}"}
+    output.taken()
     answer["output_bytes"] = output.count
     Path(job["result"]).write_text(json.dumps(answer, default=repr), encoding="utf-8")
     return 0

@@ -476,14 +476,8 @@ def annotation_verdict(node: ast.expr, is_class: Callable[[ast.expr], bool]) -> 
             return None
     if isinstance(node, ast.Constant) and node.value is None:
         return "None"
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        members = [node.left, node.right]
-    elif isinstance(node, ast.Subscript) and _last_name(node.value) in _UNIONS:
-        inner = node.slice
-        members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
-        if _last_name(node.value) == "Optional":
-            members.append(ast.Constant(None))
-    else:
+    members = _union_members(node)
+    if members is None:
         base = node.value if isinstance(node, ast.Subscript) else node
         name = _last_name(base)
         if name in _DECLARED:
@@ -493,6 +487,17 @@ def annotation_verdict(node: ast.expr, is_class: Callable[[ast.expr], bool]) -> 
     if None in verdicts:
         return None
     return next((v for v in verdicts if v != "None"), "None")
+
+
+def _union_members(node: ast.expr) -> list[ast.expr] | None:
+    """The members of ``X | Y``, ``Union[X, Y]`` or ``Optional[X]`` (X and None); None for no union."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [node.left, node.right]
+    if not (isinstance(node, ast.Subscript) and _last_name(node.value) in _UNIONS):
+        return None
+    inner = node.slice
+    members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+    return [*members, ast.Constant(None)] if _last_name(node.value) == "Optional" else members
 
 
 def _last_name(node: ast.AST) -> str | None:
