@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 RUN_METHODS = {"run", "_run", "arun", "_arun", "invoke", "ainvoke"}
+TOOL_METHODS = RUN_METHODS - {"invoke", "ainvoke"}
 
 
 def candidates(path: Path) -> list[tuple[int, str]]:
@@ -31,14 +32,21 @@ def candidates(path: Path) -> list[tuple[int, str]]:
             if name.endswith("Tool") and name[:1].isupper():
                 found.append((node.lineno, "build"))
         elif isinstance(node, ast.ClassDef) and any("Tool" in ast.unparse(b) for b in node.bases):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in RUN_METHODS - {"invoke", "ainvoke"}:
-                    found += [(r.lineno if r.value is None else r.value.lineno, "method-return") for r in _returns(item)]
+            methods = [
+                item
+                for item in node.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in TOOL_METHODS
+            ]
+            found += [(_line(r), "method-return") for item in methods for r in _returns(item)]
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             "tool" in ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list
         ):
-            found += [(r.lineno if r.value is None else r.value.lineno, "tool-return") for r in _returns(node)]
+            found += [(_line(r), "tool-return") for r in _returns(node)]
     return sorted(set(found))
+
+
+def _line(ret: ast.Return) -> int:
+    return ret.lineno if ret.value is None else ret.value.lineno
 
 
 def _returns(fn: ast.AST) -> list[ast.Return]:
