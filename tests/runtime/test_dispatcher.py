@@ -366,3 +366,53 @@ def test_unknown_tool_field_is_bounded(reg):
     alias.register("File Tool", lambda p: p)
     obj = strict(dispatch_tool({"name": "File_Tool", "args": {}}, registry=alias))
     assert obj["tool"] == "File Tool" and obj["kind"] == "invalid_args"
+
+
+class _HostileProperty(Exception):
+    """An exception whose error attributes raise when read."""
+
+    @property
+    def error_kind(self):
+        raise RuntimeError("error_kind exploded")
+
+    @property
+    def error_details(self):
+        raise LookupError("error_details exploded")
+
+    @property
+    def display_name(self):
+        raise ValueError("display_name exploded")
+
+
+class _Boom(BaseException):
+    """Not an Exception: a hostile mapping may raise anything."""
+
+
+class _HostileDetails(Exception):
+    class _Mapping(dict):
+        def items(self):
+            raise _Boom("items exploded")
+
+    error_kind = "upstream"
+    error_details = _Mapping(url="x")
+
+
+@pytest.mark.parametrize("exc_type", [_HostileProperty, _HostileDetails])
+def test_a_hostile_exception_never_escapes_any_dispatch_path(exc_type):
+    """Red-team finding (issue 23): the sync fast path raised, the async paths said internal_error."""
+    reg = ToolRegistry()
+
+    def explode(q: str) -> str:
+        raise exc_type("the tool failed")
+
+    reg.register("explode", explode)
+    call = {"name": "explode", "args": {"q": "x"}}
+    expected_kind = "upstream" if exc_type is _HostileDetails else "tool_error"
+    for text in (
+        dispatch_tool(call, registry=reg),
+        asyncio.run(adispatch_tool(call, registry=reg)),
+        dispatch_tool_result(call, registry=reg).text,
+    ):
+        error = json.loads(text)
+        assert error["kind"] == expected_kind, text
+        assert error["tool"] == "explode" and "the tool failed" in error["error"]

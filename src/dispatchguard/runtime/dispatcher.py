@@ -80,7 +80,9 @@ def error_json(message: str, kind: str, tool: Any = None, details: Any = None) -
     if details:
         try:
             items = list(details.items()) if isinstance(details, Mapping) else []
-        except Exception:
+        except _PROPAGATE:
+            raise
+        except BaseException:  # a hostile mapping: the error object goes without its details
             items = []
         for k, v in items:
             key = k if isinstance(k, str) else safe_text(k)
@@ -88,7 +90,9 @@ def error_json(message: str, kind: str, tool: Any = None, details: Any = None) -
                 obj[key] = v
     try:
         return ensure_json_str(to_jsonable(obj))
-    except Exception:  # pragma: no cover - to_jsonable only fails on hostile details
+    except _PROPAGATE:
+        raise
+    except BaseException:  # hostile details (a value whose conversion raises)
         base = {"error": safe_text(message), "kind": safe_text(kind), "tool": obj["tool"]}
         return ensure_json_str(base)
 
@@ -109,13 +113,23 @@ class MissingContextError(Exception):
     display_name = "MissingContext"
 
 
+def _attribute(exc: BaseException, name: str) -> Any:
+    """An attribute of a tool's exception, or None when reading it raises (a hostile property)."""
+    try:
+        return getattr(exc, name, None)
+    except _PROPAGATE:
+        raise
+    except BaseException:
+        return None
+
+
 def _exc_error(exc: BaseException, spec: ToolSpec) -> tuple[str, str, Any]:
-    kind = getattr(exc, "error_kind", None)
+    kind = _attribute(exc, "error_kind")
     if not isinstance(kind, str) or not kind:
         kind = "tool_error"
-    details = getattr(exc, "error_details", None)
+    details = _attribute(exc, "error_details")
     text = safe_text(exc)
-    ename = getattr(exc, "display_name", None)
+    ename = _attribute(exc, "display_name")
     if not isinstance(ename, str):
         ename = type(exc).__name__
     message = f"tool {spec.name!r} failed: {ename}: {text}" if text else f"tool {spec.name!r} failed: {ename}"
