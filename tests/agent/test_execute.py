@@ -225,3 +225,19 @@ def test_system_exit_in_a_sync_tool_reaches_the_caller():
 
     with pytest.raises(SystemExit):
         run(execute_tool(call("leave"), registry=reg))
+
+
+def test_action_text_nested_too_deep_is_invalid_json_not_a_crash():
+    """Red-team finding (issue 23): execute_tool and execute_tools raised RecursionError."""
+    import asyncio
+    import json
+
+    from dispatchguard import ToolRegistry
+    from dispatchguard.agent import execute_tool, execute_tools
+
+    reg = ToolRegistry()
+    reg.register("echo", lambda q: q)
+    deep = '{"name": "echo", "args": {"q": ' + "[" * 1200 + "]" * 1200 + "}}"
+    assert json.loads(asyncio.run(execute_tool(deep, registry=reg)))["kind"] == "invalid_json"
+    [answer] = asyncio.run(execute_tools([deep], registry=reg))
+    assert json.loads(answer)["kind"] == "invalid_json"

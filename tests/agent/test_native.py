@@ -268,3 +268,14 @@ def test_anthropic_replays_calls_recorded_by_another_provider(llm_server):
     uses = llm_server.requests[0]["messages"][1]["content"]
     assert [u["input"] for u in uses] == [{"a": 1, "b": 2}, {}, {}]
     assert [m["role"] for m in llm_server.requests[0]["messages"]] == ["user", "assistant", "user"]
+
+
+def test_arguments_nested_too_deep_are_an_invalid_call_not_a_crash(llm_server, registry, calls):
+    """Red-team finding (issue 23): 1 200 levels of nesting (2.4 KB) made RecursionError escape,
+    a 500 from /chat; the JSON-in-text path already answered invalid_json."""
+    llm = OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
+    deep = '{"a": ' + "[" * 1200 + "]" * 1200 + "}"
+    llm_server.set_script([native(("add", deep)), "It is done."])
+    result = run_tool_loop(llm, "go", registry=registry)
+    assert "nested too deep" in result.trace[0].detail
+    assert calls.log == []

@@ -94,7 +94,7 @@ def _tool_name(action: Any) -> str:
         if isinstance(action, (str, bytes)):
             try:
                 action = json.loads(action)
-            except ValueError:
+            except (ValueError, RecursionError):  # the dispatcher answers it: invalid_json
                 return ""
         if isinstance(action, dict):
             name = action.get("name", action.get("tool"))

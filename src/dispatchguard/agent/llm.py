@@ -190,8 +190,8 @@ class _HTTPModel:
     def _json(self, response: Any) -> Any:
         try:
             return response.json()
-        except ValueError:
-            raise LLMError(f"{self.url} answered with a body that is not JSON") from None
+        except (ValueError, RecursionError):
+            raise LLMError(f"{self.url} answered with a body that is not JSON (or nested too deep)") from None
 
     def _post(self, payload: dict[str, Any]) -> Any:
         from dispatchguard.http import HttpError, request
@@ -332,7 +332,7 @@ def _anthropic_input(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {}
     return arguments if isinstance(arguments, dict) else {}
 

@@ -110,7 +110,7 @@ def _is_call(reply: str) -> bool:
 def _error_kind(result: str) -> str | None:
     try:
         value = json.loads(result)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         return None
     if isinstance(value, dict) and "error" in value and "kind" in value:
         return str(value["kind"])
@@ -140,9 +140,10 @@ def _native_check(call: ToolCall, registry: Any) -> ValidationResult:
     elif isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # a RecursionError escaped as a 500 from /chat
+            reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
             return ValidationResult(valid=False, tool_name=call.name or None, kind="invalid_json",
-                                    error=f"the arguments of {call.name!r} are not valid JSON: {exc}")
+                                    error=f"the arguments of {call.name!r} are not valid JSON: {reason}")
     return validate_tool_call({"name": call.name, "args": arguments}, registry)
 
 

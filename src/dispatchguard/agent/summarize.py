@@ -91,7 +91,7 @@ def summarize_tool_result(
         result_json = ensure_json_str(result_json)
     try:
         value: Any = json.loads(result_json)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = result_json
     reason = _error_reason(value)
     if reason is not None:
