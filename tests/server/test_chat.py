@@ -144,7 +144,10 @@ def test_model_failures_are_502(client, llm_server, mode):
     llm_server.set_script([ScriptedReply(status=400, body='{"error": {"message": "no such model"}}')])
     response = client.post("/chat", json={"message": "hi", "mode": mode})
     assert response.status_code == 502
-    assert "400" in response.json()["detail"]
+    detail = response.json()["detail"]
+    assert "400" in detail
+    # the internal model endpoint stays internal (red-team finding, issue 23)
+    assert llm_server.base_url not in detail and "127.0.0.1" not in detail and "<the model endpoint>" in detail
 
 
 def test_cancel_unknown_request_is_404(client):

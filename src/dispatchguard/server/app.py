@@ -24,6 +24,8 @@ that cannot even be decoded (invalid UTF-8, JSON nested deeper than the parser g
 import asyncio
 import contextlib
 import json
+import logging
+import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -38,6 +40,15 @@ from dispatchguard.agent.execute import CancelToken
 from dispatchguard.agent.llm import acomplete
 from dispatchguard.agent.loop import arun_tool_loop
 from dispatchguard.server.state import RequestState, StateUnavailable, request_state_from_environment
+
+log = logging.getLogger(__name__)
+#: A URL in a model error (the internal model endpoint): logged, never shown to clients.
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"]+")
+
+
+def _public(reason: str) -> str:
+    """A model error as clients see it: without the model endpoint's address."""
+    return _URL.sub("<the model endpoint>", reason)
 
 __all__ = ["AGENT_MODES", "BodySizeLimit", "create_app"]
 
@@ -217,7 +228,8 @@ def create_app(
                 tool_timeout=tool_timeout,
             )
             if result.stop_reason == "llm_error":
-                raise HTTPException(502, encodable(result.response))
+                log.warning("chat: the model failed: %s", result.response)
+                raise HTTPException(502, encodable(_public(result.response)))
             return result.response, result.tools_used, result.steps, result.stop_reason
         messages = [{"role": "system", "content": system_prompt},
                     {"role": "user", "content": body.message}]
@@ -227,7 +239,8 @@ def create_app(
             return f"Cancelled: {cancelled.reason}", [], 1, "cancelled"
         except Exception as exc:
             reason = str(exc) or type(exc).__name__
-            raise HTTPException(502, encodable(f"the model could not be asked: {reason}")) from exc
+            log.warning("chat: the model could not be asked: %s", reason)
+            raise HTTPException(502, encodable(f"the model could not be asked: {_public(reason)}")) from exc
         return response, [], 1, "cancelled" if token.cancelled else "answer"
 
     @app.post("/chat", response_model=ChatResponse, responses=errors)
