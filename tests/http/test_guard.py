@@ -27,6 +27,13 @@ from dispatchguard.http import AddressGuard, BlockedURL
         "http://0.0.0.0:9/",
         "http://224.0.0.1/",
         "http://[fe80::1]/",
+        # IPv6 forms that carry a non-public IPv4 (red-team finding, issue 23)
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",  # NAT64 of 169.254.169.254
+        "http://[64:ff9b:1::a00:1]/",  # local-use NAT64
+        "http://[2002:a9fe:a9fe::1]/",  # 6to4 of 169.254.169.254
+        "http://[::a9fe:a9fe]/",  # IPv4-compatible
+        "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",  # Teredo: a documentation address inside
+        "http://[fec0::1]/",  # site-local
     ],
 )
 def test_non_public_literals_are_refused_before_connecting(url):
@@ -97,6 +104,11 @@ def test_allowlist_entries_are_validated_and_matched():
     assert guard.address_allowed(ipaddress.ip_address("::1"))
     assert guard.address_allowed(ipaddress.ip_address("8.8.8.8"))
     assert not guard.address_allowed(ipaddress.ip_address("192.168.0.1"))
+    # an IPv6 form of a public IPv4 is public; of an allow-listed one, allowed
+    assert guard.address_allowed(ipaddress.ip_address("64:ff9b::808:808"))
+    assert guard.address_allowed(ipaddress.ip_address("2002:808:808::1"))
+    assert guard.address_allowed(ipaddress.ip_address("64:ff9b::a02:304"))  # 10.2.3.4: allow-listed
+    assert not guard.address_allowed(ipaddress.ip_address("64:ff9b::c0a8:1"))  # 192.168.0.1
     with pytest.raises(BlockedURL, match="did not resolve"):
         guard.pick(httpx.URL("http://x.example/"), [])
 

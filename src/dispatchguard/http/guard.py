@@ -51,9 +51,30 @@ class BlockedURL(HttpError):
     error_kind = "blocked_url"
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052: the IPv4 address is the last 32 bits
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: local-use translation
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated ::a.b.c.d
+
+
+def _embedded_ipv4(address: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (mapped, NAT64, 6to4, Teredo, IPv4-compatible):
+    a request to it reaches them, so the guard judges them too."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    found = [a for a in (address.ipv4_mapped, address.sixtofour) if a is not None]
+    if address.teredo is not None:
+        found += list(address.teredo)
+    if address in _NAT64 or (address in _IPV4_COMPATIBLE and int(address) > 1):
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return found
+
+
 def _is_public(address: IPAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address) and (address.is_site_local or address in _NAT64_LOCAL):
+        return False
+    embedded = _embedded_ipv4(address)
+    if embedded:
+        return all(_is_public(v4) for v4 in embedded)
     return address.is_global and not address.is_multicast
 
 
@@ -94,8 +115,8 @@ class AddressGuard:
     def address_allowed(self, address: IPAddress) -> bool:
         if _is_public(address):
             return True
-        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-        return any(address in network or (mapped is not None and mapped in network) for network in self._networks())
+        candidates = [address, *_embedded_ipv4(address)]
+        return any(a in network for network in self._networks() for a in candidates if a.version == network.version)
 
     def pick(self, url: httpx.URL, addresses: list[str]) -> str:
         """The address to connect to for ``url``, after checking all of ``addresses``; or BlockedURL."""
