@@ -279,3 +279,15 @@ def test_arguments_nested_too_deep_are_an_invalid_call_not_a_crash(llm_server, r
     result = run_tool_loop(llm, "go", registry=registry)
     assert "nested too deep" in result.trace[0].detail
     assert calls.log == []
+
+
+def test_an_empty_reply_is_not_an_answer(llm_server, registry):
+    """Issue 23: `content: null` and no tool call ended the loop as an answer with no text."""
+    llm = OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
+    llm_server.set_script([ScriptedReply(content=None), "It is 5."])
+    result = run_tool_loop(llm, "2 + 3?", registry=registry)
+    assert (result.stop_reason, result.response) == ("answer", "It is 5.")
+    assert result.trace[0].outcome == "invalid" and "empty" in result.trace[0].detail
+    llm_server.set_script([ScriptedReply(content=None), ScriptedReply(content="  ")])
+    again = run_tool_loop(llm, "2 + 3?", registry=registry)
+    assert again.stop_reason == "invalid_output" and "empty" in again.response

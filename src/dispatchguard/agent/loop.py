@@ -232,6 +232,8 @@ class _Run:
                     outcome = await self.native_step(reply, trace)
                 elif _is_call(reply.text):
                     outcome = await self.text_step(reply.text, trace)
+                elif not (reply.text or "").strip():
+                    outcome = self.empty_step(trace)
                 else:
                     return self.result(_cite(reply.text.strip(), self.sources), "answer")
             finally:
@@ -249,6 +251,14 @@ class _Run:
         if self.history:
             response += "\n\nWhat the tools returned:\n" + "\n".join(self.history)
         return self.result(_cite(response, self.sources), "max_steps")
+
+    def empty_step(self, trace: StepTrace) -> str:
+        """A reply with no text and no tool call is no answer: corrected once, like an invalid call
+        (twice in a row stops with ``invalid_output``)."""
+        error = "the reply was empty: neither an answer nor a tool call"
+        trace.outcome, trace.detail = "invalid", error
+        self.messages += [{"role": "assistant", "content": ""}, {"role": "user", "content": _correction(error)}]
+        return error
 
     async def text_step(self, reply: str, trace: StepTrace) -> LoopResult | str | None:
         """Validate and run one JSON-in-text call: a final result, an error to correct, or ``None``."""
