@@ -105,6 +105,28 @@ def test_missing_configuration_is_not_configured(tmp_path, call):
     assert not (tmp_path / "missing.sqlite").exists()  # a search never creates an index
 
 
+def test_a_sqlite_file_that_is_not_an_index_is_refused_untouched(tmp_path, call):
+    """Issue 23: a search switched any SQLite file to WAL and added the FTS5 tables to it."""
+    import hashlib
+    import sqlite3
+
+    other = tmp_path / "app.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE users (name TEXT)")
+    before = hashlib.sha256(other.read_bytes()).hexdigest()
+    configure_tools(rag_index=str(other))
+    out = call("rag_search", query="retry")
+    assert out["kind"] == "not_configured" and "is not a dispatchguard rag index" in out["error"]
+    assert hashlib.sha256(other.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.sqlite"]  # no -wal, no -shm
+
+
+def test_a_search_opens_the_index_read_only(index_file, call):
+    before = index_file.stat().st_mtime_ns
+    assert call("rag_search", query="retry")["results"]
+    assert index_file.stat().st_mtime_ns == before
+
+
 def test_unknown_collection_names_the_existing_ones(index_file, call):
     configure_tools(rag_collection="nope")
     out = call("rag_search", query="retry")

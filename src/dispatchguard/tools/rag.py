@@ -120,16 +120,25 @@ class RagIndex:
     committed documents (WAL mode)."""
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        """Open (``create``: create or upgrade) the index at ``path``. Without ``create`` the file is
+        opened read-only and must be an index: any other SQLite file is refused, untouched."""
         self.path = os.fspath(path)
         if not create and not os.path.isfile(self.path):
             raise FileNotFoundError(self.path)
+        self._lock = threading.Lock()
         if create:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.executescript(_SCHEMA_SQL)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+            with self._lock:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.executescript(_SCHEMA_SQL)
+            return
+        uri = f"{Path(os.path.abspath(self.path)).as_uri()}?mode=ro"
+        self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
+        tables = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"chunks", "chunks_fts"} <= tables:
+            self._conn.close()
+            raise sqlite3.DatabaseError(f"{self.path} is not a dispatchguard rag index (no chunks tables)")
 
     def close(self) -> None:
         with self._lock:
