@@ -387,3 +387,25 @@ def test_property_strings_round_trip(text):
     s = ensure_json_str(text)
     assert_strict(s)
     assert ensure_json_str(s) == s
+
+
+def test_nested_generators_share_one_budget():
+    """Issue 23: the cap was per generator, so width 10 at depth 7 (10**7 items) ran for minutes."""
+    import time
+
+    from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str
+
+    def tree(depth):
+        return (tree(depth - 1) if depth else i for i in range(10))
+
+    from dispatchguard import ToolRegistry, dispatch_tool
+
+    started = time.process_time()
+    ensure_json_str(tree(7))
+    registry = ToolRegistry()
+    registry.register("tree", lambda: tree(7))
+    error = json.loads(dispatch_tool({"name": "tree", "args": {}}, registry=registry))
+    assert time.process_time() - started < 5  # seconds, where 10**7 items took minutes
+    assert error["kind"] == "tool_error" and f"more than {MAX_ITEMS} items in all" in error["error"]
+    flat = ensure_json_str(i for i in range(MAX_ITEMS))  # exactly the budget is fine
+    assert flat.startswith("[0, 1, 2")

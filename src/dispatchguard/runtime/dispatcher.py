@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dispatchguard.runtime.json_text import MAX_ITEMS, drain, ensure_json_str, safe_text, to_jsonable
+from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str, safe_text, to_jsonable
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec
 from dispatchguard.runtime.validation import ValidationResult, check_call, display_name
 
@@ -212,7 +212,9 @@ def _framework_result(result: Any) -> Any:
         raise ToolReportedError(safe_text(getattr(result, "message", result)), "ToolFailure", "tool_failure",
                                 details)
     if inspect.isgenerator(result):
-        return drain(result)
+        # converted here, inside the tool's error handling: nested generators share one budget,
+        # and going over it is the tool's error, not a repr of what was left
+        return to_jsonable(result)
     if inspect.isasyncgen(result):
         raise TypeError("the tool returned an async generator: return a list, or dispatch it with "
                         "adispatch_tool")

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import contextvars
 import dataclasses
 import datetime as _dt
 import enum
@@ -190,13 +191,29 @@ def _key(k: Any) -> str:
     return safe_text(k)
 
 
+#: Items the generators of one conversion may yield in all (nested generators share it: a width
+#: of 10 at a depth of 7 once ran for minutes, each generator under its own cap).
+_GENERATOR_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("generator_budget", default=None)
+
+
 def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any:
     """Convert ``obj`` to plain JSON data (dict/list/str/int/float/bool/None).
 
     The result has no cycles, no non-finite floats, no ints beyond the str-conversion limit and
-    is at most :data:`MAX_DEPTH` containers deep. May raise only on pathological objects (for
-    example a mapping whose ``items()`` raises); :func:`ensure_json_str` catches that.
+    is at most :data:`MAX_DEPTH` containers deep; the generators in it yield at most
+    :data:`MAX_ITEMS` items in all. May raise only on pathological objects (for example a mapping
+    whose ``items()`` raises); :func:`ensure_json_str` catches that.
     """
+    if _GENERATOR_BUDGET.get() is not None:
+        return _convert(obj, _depth, _path)
+    token = _GENERATOR_BUDGET.set([MAX_ITEMS])
+    try:
+        return _convert(obj, _depth, _path)
+    finally:
+        _GENERATOR_BUDGET.reset(token)
+
+
+def _convert(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any:
     t = type(obj)
     if t is str:
         return obj
@@ -207,7 +224,7 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
     if t is float:
         return obj if math.isfinite(obj) else None
     if isinstance(obj, enum.Enum):
-        return to_jsonable(obj.value, _depth, _path)
+        return _convert(obj.value, _depth, _path)
     if isinstance(obj, str):
         return str.__str__(obj)
     if isinstance(obj, int):  # an int subclass (bool cannot be subclassed)
@@ -216,9 +233,10 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
         f = float(obj)
         return f if math.isfinite(f) else None
     if inspect.isgenerator(obj):
-        obj = drain(obj)
+        budget = _GENERATOR_BUDGET.get()
+        obj = drain(obj, budget)
     elif _is_tool_message(obj):
-        return to_jsonable(obj.content, _depth, _path)
+        return _convert(obj.content, _depth, _path)
     elif _is_v1_model(obj):
         obj = obj.dict()
     is_container = isinstance(obj, (dict, list, tuple, set, frozenset, deque, Mapping))
@@ -244,20 +262,20 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
                 except Exception:
                     log.debug("ensure_json_str: model_dump failed; using str()")
                     return safe_text(obj)
-                return to_jsonable(data, d, _path)
+                return _convert(data, d, _path)
             if is_dc:
                 return {
-                    f.name: to_jsonable(getattr(obj, f.name, None), d, _path)
+                    f.name: _convert(getattr(obj, f.name, None), d, _path)
                     for f in dataclasses.fields(obj)
                 }
             if isinstance(obj, (dict, Mapping)):
-                return {_key(k): to_jsonable(v, d, _path) for k, v in obj.items()}
+                return {_key(k): _convert(v, d, _path) for k, v in obj.items()}
             if isinstance(obj, (set, frozenset)):
                 items = list(obj)
                 with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
                     items = sorted(items)
-                return [to_jsonable(v, d, _path) for v in items]
-            return [to_jsonable(v, d, _path) for v in obj]
+                return [_convert(v, d, _path) for v in items]
+            return [_convert(v, d, _path) for v in obj]
         finally:
             _path.discard(oid)
     if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
@@ -278,13 +296,16 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
     return safe_text(obj)
 
 
-def drain(gen: Any) -> list:
-    """The items of a generator, at most :data:`MAX_ITEMS` (``ValueError`` beyond; it is closed)."""
+def drain(gen: Any, budget: list[int] | None = None) -> list:
+    """The items of a generator, at most :data:`MAX_ITEMS`, or what is left of a shared ``budget``
+    (``ValueError`` beyond; the generator is closed)."""
+    budget = budget if budget is not None else [MAX_ITEMS]
     items = []
     for item in gen:
-        if len(items) >= MAX_ITEMS:
+        if budget[0] <= 0:
             gen.close()
-            raise ValueError(f"the generator yielded more than {MAX_ITEMS} items; return a list instead")
+            raise ValueError(f"the generators yielded more than {MAX_ITEMS} items in all; return a list instead")
+        budget[0] -= 1
         items.append(item)
     return items
 
