@@ -73,7 +73,8 @@ def test_fix_then_nothing_to_do(project, capsys):
     code, out, err = run(capsys, "app/tools.py")
     assert code == 1 and "DG103 fixed" not in out  # every fix is unsafe: nothing without the flag
     assert (
-        "[not fixed: unsafe fix available (wrap the returned value in ensure_json_str(...)); use --unsafe-fixes]" in out
+        "[not fixed: unsafe fix available (wrap the returned value in ensure_json_str(...); unsafe: "
+        "the project's dispatcher `app.dispatcher.run_tool` receives the new value); use --unsafe-fixes]" in out
     )
     assert "Nothing to fix. 1 finding remains. 1 more fixable with --unsafe-fixes." in err
     assert (project / "app" / "tools.py").read_text() == TOOLS
@@ -130,7 +131,7 @@ def test_without_runtime_dependency_json_dumps_is_used(project, capsys):
     assert run(capsys, "--unsafe-fixes", "app/tools.py")[0] == 1
     text = (project / "app" / "tools.py").read_text()
     assert text.startswith("import json\n\nfrom crewai.tools import BaseTool\n")
-    assert 'return json.dumps({"ratio": current / target})' in text
+    assert 'return json.dumps({"ratio": current / target}, ensure_ascii=False, default=str)' in text
 
 
 def test_quiet_prints_only_remaining(project, capsys):
@@ -254,7 +255,7 @@ def test_a_functions_own_import_does_not_serve_the_module(project, capsys):
     assert run(capsys, "--unsafe-fixes", "app/tools.py")[0] == 1
     text = (project / "app" / "tools.py").read_text()
     assert text.startswith("import json\n\nfrom crewai.tools import BaseTool\n")
-    assert 'return json.dumps({"ratio": current / target})' in text
+    assert 'return json.dumps({"ratio": current / target}, ensure_ascii=False, default=str)' in text
 
 
 def test_json_bound_to_something_else_is_not_used(project, capsys):
@@ -274,7 +275,7 @@ def test_the_fixed_functions_own_import_is_used(project, capsys):
     assert run(capsys, "--unsafe-fixes", "app/tools.py")[0] == 1
     text = (project / "app" / "tools.py").read_text()
     assert text.startswith("from crewai.tools import BaseTool\n")  # no module-level import: it would be unused
-    assert 'return json.dumps({"ratio": current / target})' in text
+    assert 'return json.dumps({"ratio": current / target}, ensure_ascii=False, default=str)' in text
 
 
 LANGCHAIN_TOOL = '''\

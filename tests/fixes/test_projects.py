@@ -108,7 +108,7 @@ def test_shop_rewrites_through_its_dispatcher(tmp_path: Path):
     assert "ToolAction" not in service and "dispatchguard" not in service
     tools = (project / "shop" / "tools.py").read_text()
     assert "return quote.model_dump_json()" in tools  # Quote is a pydantic model
-    assert "return json.dumps(level.model_dump())" in tools  # Level is a dataclass
+    assert "return json.dumps(level.model_dump(), ensure_ascii=False, default=str)" in tools  # Level is a dataclass
     assert "ensure_json_str" not in tools  # the shop does not depend on dispatchguard
     assert 'json.dumps(run_tool("quote", {"item": item}))' in service  # tool = TOOLS["quote"]
     assert findings(project) == Counter()

@@ -13,7 +13,10 @@ never the user's code):
 - :meth:`ToolFacts.is_pydantic_model`: whether a class derives from a pydantic model;
 - :meth:`ToolFacts.imports_module`: whether a module imports another, directly or not (an import
   the fix would add must not close a cycle);
-- :meth:`ToolFacts.runtime_dependency`: whether the project depends on dispatchguard at run time.
+- :meth:`ToolFacts.runtime_dependency`: whether the project depends on dispatchguard at run time;
+- :meth:`ToolFacts.callers`: the project's direct calls of a tool method or function, and how each
+  uses the returned value when that use needs a non-string (``left < 0``, ``r["key"]``, a
+  parameter annotated ``list[dict]``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,28 @@ NAME_PARAMS = frozenset({"name", "tool", "tool_name"})
 ARGS_PARAMS = frozenset({"args", "arguments", "kwargs", "params", "parameters", "tool_args", "tool_input"})
 _MAX_DEPTH = 20
 TOOL_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
+#: The calls that reach a tool class's method: the framework's public entry points forward to it.
+REACHED_BY = {"_run": frozenset({"run", "_run", "invoke"}), "_arun": frozenset({"arun", "_arun", "ainvoke"})}
+#: The calls that reach a tool function: calling it, or its tool object's entry points.
+FUNCTION_ENTRIES = frozenset({"invoke", "ainvoke", "run", "arun", "func", "coroutine"})
+STR_ATTRIBUTES = frozenset(dir(str))
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+STRING_ANNOTATIONS = frozenset({"str", "Any", "object", "typing.Any"})
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A direct call of a tool's method or function in the project: where it is, whether it is in a
+    test, and how it uses the returned value when that use needs a non-string (None: not known to)."""
+
+    relpath: str
+    line: int
+    is_test: bool
+    use: str | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.relpath}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -79,6 +104,7 @@ class ToolFacts:
         self.project = Project(config, files)
         self.resolver = self.project.resolver
         self._direct_calls: dict[str | None, bool] = {}
+        self._trees: dict[str, ast.Module | None] = {}
 
     # ------------------------------------------------------------------ modules
 
@@ -343,6 +369,118 @@ class ToolFacts:
                 return True
         return False
 
+    # ------------------------------------------------------------------ direct callers
+
+    def tree(self, key: str) -> ast.Module | None:
+        """The parsed file ``key`` (parsed once per run; None when it cannot be read or parsed)."""
+        if key not in self._trees:
+            try:
+                self._trees[key] = ast.parse(self.project.files[key].path.read_bytes())
+            except (OSError, SyntaxError, ValueError):
+                self._trees[key] = None
+        return self._trees[key]
+
+    def callers(self, function: str, class_qual: str | None = None) -> list[Caller]:
+        """The direct calls, anywhere in the project, of the method ``function`` of the tool class
+        ``class_qual`` (``x._run(...)``, ``x.run(...)``, ``x.invoke(...)`` on a value of that class),
+        or with no class, of the top-level function ``function`` (qualified: ``f(...)``,
+        ``f.invoke(...)``, ``f.func(...)``). Calls on ``self`` are the tool's own plumbing."""
+        name = function.rsplit(".", 1)[-1]
+        names = REACHED_BY.get(name, frozenset({name})) if class_qual else frozenset({name})
+        words = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+        found: list[Caller] = []
+        for key, file in self.project.files.items():
+            try:
+                if not words.search(file.path.read_bytes()):
+                    continue
+            except OSError:
+                continue
+            tree = self.tree(key)
+            if tree is None:
+                continue
+            parents = _parents(tree)
+            is_test = any_glob(self.config.test_patterns, file.relpath)
+            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+                if self._calls(key, tree, call, names, function, class_qual):
+                    use = self._non_string_use(key, tree, call, parents)
+                    found.append(Caller(file.relpath, call.lineno, is_test, use))
+        return found
+
+    def _calls(
+        self, key: str, tree: ast.Module, call: ast.Call, names: frozenset[str], function: str, class_qual: str | None
+    ) -> bool:
+        func = call.func
+        if class_qual is not None:
+            if not (isinstance(func, ast.Attribute) and func.attr in names) or _is_self(func.value):
+                return False
+            return self.value_class(key, tree, func.value) == class_qual
+        if isinstance(func, ast.Attribute) and func.attr in FUNCTION_ENTRIES:
+            func = func.value
+        spelled = dotted(func)
+        qual = self.qualify(key, spelled) if spelled else None
+        return qual is not None and self.canonical(qual) == function
+
+    def _non_string_use(self, key: str, tree: ast.Module, call: ast.Call, parents: dict[int, ast.AST]) -> str | None:
+        """How the code around ``call`` uses its value when that needs something else than a
+        ``str``, followed through one local name (``left = compute_sla(...)`` then ``left < 0``)."""
+        node: ast.AST = call
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Await):
+            node, parent = parent, parents.get(id(parent))
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+                return "unpacks it" if any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else None
+            scope = _scope_of(tree, parent)
+            uses = [
+                n
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Name) and n.id == targets[0].id and isinstance(n.ctx, ast.Load)
+            ]
+            for use in uses:
+                how = self._use_of(key, use, parents)
+                if how is not None:
+                    return how
+            return None
+        return self._use_of(key, node, parents)
+
+    def _use_of(self, key: str, node: ast.AST, parents: dict[int, ast.AST]) -> str | None:
+        """The non-string use the expression ``node`` is put to by its parent, if any."""
+        parent = parents.get(id(node))
+        how = _operator_use(node, parent)
+        if how is not None or not isinstance(parent, ast.Call) or node is parent.func:
+            return how
+        if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("extend", "update"):
+            return f"passes it to `.{parent.func.attr}(...)`"
+        return self._annotated_parameter(key, parent, node)
+
+    def _annotated_parameter(self, key: str, call: ast.Call, argument: ast.AST) -> str | None:
+        """``add_resources(result)`` where the project function's parameter is annotated other than
+        ``str``: the text of that parameter."""
+        spelled = dotted(call.func)
+        qual = self.qualify(key, spelled) if spelled else None
+        if qual is None:
+            return None
+        defining = self.module_key(self.canonical(qual).rpartition(".")[0])
+        tree = self.tree(defining) if defining else None
+        target = _top_function(tree, self.canonical(qual).rpartition(".")[2]) if tree else None
+        if target is None:
+            return None
+        params = [*target.args.posonlyargs, *target.args.args]
+        param = None
+        if argument in call.args:
+            index = call.args.index(argument)  # type: ignore[arg-type]
+            param = params[index] if index < len(params) else None
+        else:
+            names = [k.arg for k in call.keywords if k.value is argument]
+            param = next((p for p in (*params, *target.args.kwonlyargs) if names and p.arg == names[0]), None)
+        if param is None or param.annotation is None:
+            return None
+        annotation = ast.unparse(param.annotation)
+        if annotation.strip("'\"") in STRING_ANNOTATIONS:
+            return None
+        return f"passes it to `{target.name}({param.arg}: {annotation})`"
+
     @cached_property
     def runtime_dependency(self) -> bool:
         """Whether the project depends on dispatchguard at run time: its pyproject's dependencies
@@ -366,6 +504,49 @@ def _dependency_text(data: bytes) -> bytes:
     """The ``dependencies = [...]`` arrays of a pyproject (not the optional ones)."""
     found = re.findall(rb"(?m)^dependencies\s*=\s*\[(.*?)\]", data, re.DOTALL)
     return b"\n".join(found)
+
+
+def _is_self(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in ("self", "cls")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _scope_of(tree: ast.Module, node: ast.AST) -> ast.AST:
+    """The innermost function holding ``node``, else the module."""
+    functions = [s for s in _enclosing(tree, node) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return functions[-1] if functions else tree
+
+
+def _top_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _operator_use(node: ast.AST, parent: ast.AST | None) -> str | None:
+    """The non-string use an operator, a subscript, an attribute or a loop makes of ``node``."""
+    if isinstance(parent, ast.Compare) and any(isinstance(op, ORDERING) for op in parent.ops):
+        return "compares it as a number (`<`, `>`)"
+    if isinstance(parent, ast.BinOp) and not isinstance(parent.op, (ast.Add, ast.Mod)):
+        return "does arithmetic on it"
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.USub, ast.UAdd)):
+        return "does arithmetic on it"
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        key = parent.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return f"reads its key {key.value!r}"
+        return "indexes it"
+    if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr not in STR_ATTRIBUTES:
+        return f"reads `.{parent.attr}`"
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+        return "iterates over it"
+    return None
 
 
 def _function(path: Path, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -448,14 +629,13 @@ def _local_values(
                 if isinstance(target, ast.Name) and target.id == name:
                     bound = True
                     values.append(node.value)
-                elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                elif _binds(target, name):
                     return []
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             bound = True
             values.append(node.value if node.value is not None else node.annotation)
         elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.comprehension)):
-            target = node.target
-            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+            if _binds(node.target, name):
                 return []
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -471,6 +651,11 @@ def _local_values(
     if not bound:
         return None
     return values if all(_readable(v, lookups) for v in values) else []
+
+
+def _binds(target: ast.AST, name: str) -> bool:
+    """Whether an assignment target rebinds ``name`` (``report.html = ...`` only reads it)."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(target))
 
 
 def _own_nodes(function: ast.AST) -> list[ast.AST]:
