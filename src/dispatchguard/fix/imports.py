@@ -225,12 +225,19 @@ def unused_import_edits(ctx: FileContext, edits: list[Edit]) -> list[Edit]:
         if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "module", None) == "__future__":
             continue
         start, end = ctx.node_start(stmt), ctx.node_end(stmt)
-        if any(e.start <= end and start <= e.end for e in edits) or "#" in ctx.source(stmt):
+        if any(_touches(e, start, end) for e in edits) or "#" in ctx.source(stmt):
             continue
         gone = [a for a in stmt.names if _left_unused(ctx, stmt, _bound_name(a), replaced, inserted)]
         if gone:
             out.extend(_without(ctx, stmt, gone))
     return out
+
+
+def _touches(edit: Edit, start: int, end: int) -> bool:
+    """Whether ``edit`` changes the text ``[start, end)`` (an insertion before it does not)."""
+    if edit.start == edit.end:
+        return start < edit.start < end
+    return edit.start < end and start < edit.end
 
 
 def _bound_name(alias: ast.alias) -> str | None:
@@ -266,7 +273,7 @@ def _without(ctx: FileContext, stmt: ast.Import | ast.ImportFrom, gone: list[ast
     line_start, line_end = ctx.offset(stmt.lineno, 0), ctx.offset((stmt.end_lineno or stmt.lineno) + 1, 0)
     if ctx.text[line_start:start].strip() or ctx.text[end:line_end].strip():
         return []  # shares its line with other code
-    before = ctx.lines[stmt.lineno - 2] if stmt.lineno > 1 else ""
+    before = ctx.lines[stmt.lineno - 2] if stmt.lineno > 1 else "the file's start"
     after_index = stmt.end_lineno or stmt.lineno
     after = ctx.lines[after_index] if after_index < len(ctx.lines) else "x"
     if not before.strip() and not after.strip():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import importlib
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Any
@@ -81,11 +81,18 @@ def _parse(data: bytes) -> tuple[str, str, ast.Module] | str:
 
 
 def plan_file(
-    key: str, display: str, data: bytes, findings: list[Any], facts: ToolFacts, *, unsafe: bool
+    key: str,
+    display: str,
+    data: bytes,
+    findings: list[Any],
+    facts: ToolFacts,
+    *,
+    unsafe: bool,
+    context: Sequence[Any] | None = None,
 ) -> Plan | list[SkippedFix]:
     """Run each finding's fixer; keep the fixes allowed (safe, or ``unsafe``) whose edits do not
-    overlap an earlier one (those wait for the next pass). The skipped findings when the file
-    cannot be parsed."""
+    overlap an earlier one (those wait for the next pass). ``context``: the file's findings this
+    run fixes (default ``findings``). The skipped findings when the file cannot be parsed."""
 
     def skip(finding: Any, reason: str, kind: str) -> SkippedFix:
         return SkippedFix(display, finding.line, finding.col, finding.code, reason, kind)
@@ -94,7 +101,7 @@ def plan_file(
     if isinstance(parsed, str):
         return [skip(finding, parsed, "dropped") for finding in findings]
     encoding, text, tree = parsed
-    plan = Plan(FileContext(key, text, tree, facts, findings), encoding)
+    plan = Plan(FileContext(key, text, tree, facts, findings if context is None else context), encoding)
     taken: list[Edit] = []
     for finding in findings:
         fixer = FIXERS.get(finding.code)
