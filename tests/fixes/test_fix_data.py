@@ -8,7 +8,7 @@ from pathlib import Path
 from dispatchguard.fix import FixData, apply_fixes, with_fixes
 from dispatchguard.lint import check_paths, load_config
 
-TOOLS = '''\
+TOOLS = """\
 from typing import Any
 
 from crewai.tools import BaseTool
@@ -23,7 +23,7 @@ class KpiTool(BaseTool):
 
 
 LIMIT = 3  # noqa: DG101
-'''
+"""
 
 
 def apply(text: str, fix: FixData) -> str:

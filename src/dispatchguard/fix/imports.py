@@ -211,11 +211,13 @@ def import_edits(
     return edits
 
 
-def unused_import_edits(ctx: FileContext, edits: list[Edit]) -> list[Edit]:
+def unused_import_edits(ctx: FileContext, edits: list[Edit], added: Iterable[Import] = ()) -> list[Edit]:
     """The removal of the top-level imports whose every use ``edits`` replace (and which the new
-    text does not name): ``from app.registry import OFFLINE_TOOLS`` after the only
-    ``OFFLINE_TOOLS[...]`` call became a dispatcher call, ``Any`` after ``-> dict[str, Any]``
-    became ``-> str``. A statement an edit touches, or with comments, is left alone."""
+    text does not name): ``from app.registry import CREW_TOOLS`` after the only
+    ``CREW_TOOLS[...]`` call became a dispatcher call, ``Any`` after ``-> dict[str, Any]``
+    became ``-> str``. A statement an edit touches, or with comments, is left alone, and so is the
+    last import of a project module nothing else still imports here (directly or through the
+    ``added`` imports): importing it may be what registers the tools."""
     replaced = [(e.start, e.end) for e in edits if e.end > e.start]
     if not replaced:
         return []
@@ -228,9 +230,24 @@ def unused_import_edits(ctx: FileContext, edits: list[Edit]) -> list[Edit]:
         if any(_touches(e, start, end) for e in edits) or "#" in ctx.source(stmt):
             continue
         gone = [a for a in stmt.names if _left_unused(ctx, stmt, _bound_name(a), replaced, inserted)]
-        if gone:
+        if gone and (len(gone) < len(stmt.names) or _still_imported(ctx, stmt, added)):
             out.extend(_without(ctx, stmt, gone))
     return out
+
+
+def _still_imported(ctx: FileContext, stmt: ast.Import | ast.ImportFrom, added: Iterable[Import]) -> bool:
+    """Whether the modules ``stmt`` imports stay imported without it: standard-library modules (no
+    registration side effects to keep), or modules the file's new imports import."""
+    if isinstance(stmt, ast.Import):
+        modules = [a.name for a in stmt.names]
+    elif stmt.level:
+        return False  # a relative import: its module is the project's, and not worth the risk
+    else:
+        modules = [stmt.module or ""]
+    return all(
+        m.split(".", 1)[0] in sys.stdlib_module_names or any(ctx.facts.imports_module(i.module, m) for i in added)
+        for m in modules
+    )
 
 
 def _touches(edit: Edit, start: int, end: int) -> bool:

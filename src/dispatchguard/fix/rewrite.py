@@ -129,7 +129,7 @@ def file_edits(plan: Plan, settings: IsortSettings) -> list[Edit] | str:
         added = import_edits(ctx, needed, settings, project_modules)
     if isinstance(added, str):
         return added
-    removed = unused_import_edits(ctx, [*edits, *added])
+    removed = unused_import_edits(ctx, [*edits, *added], needed)
     return [*edits, *added, *removed]
 
 

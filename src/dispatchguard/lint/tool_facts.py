@@ -77,16 +77,39 @@ class Dispatcher:
     has none configured."""
 
     module: str  # dotted module name
-    function: str
+    function: str  # what the fix imports and calls: the function, or the instance whose ``method`` it calls
     is_async: bool
-    registries: frozenset[str]  # qualified names of the registries its module reads
+    registries: frozenset[str]  # canonical names of the registries it looks tools up in by name
     runtime: bool = False
+    method: str | None = None  # ``DISPATCHER.execute``: the instance's method
+    action: tuple[str, str, str] | None = None  # ``f(ToolAction(name=..., args=...))``: class, name and args fields
+
+    @property
+    def label(self) -> str:
+        """How the project spells it (``app.dispatch.DISPATCHER.execute``)."""
+        return f"{self.module}.{self.function}" + (f".{self.method}" if self.method else "")
+
+    @property
+    def callee(self) -> str:
+        """What the rewritten call calls in the fixed module."""
+        return self.function + (f".{self.method}" if self.method else "")
 
 
 #: dispatchguard's global registry (``dispatch_tool``'s default) and its registry class.
 RUNTIME_REGISTRIES = frozenset({"dispatchguard.TOOL_REGISTRY", "dispatchguard.runtime.registry.TOOL_REGISTRY"})
 RUNTIME_REGISTRY_CLASSES = frozenset({"dispatchguard.ToolRegistry", "dispatchguard.runtime.registry.ToolRegistry"})
 RUNTIME_DISPATCHER = Dispatcher("dispatchguard", "dispatch_tool", False, frozenset(), runtime=True)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A registry entry holding a tool: its key, the registry (canonical name), whether it is the
+    very binding asked about (``by_reference``), else the value constructed for it, when known."""
+
+    name: str
+    registry: str
+    by_reference: bool
+    value: ast.expr | None
 
 
 @dataclass(frozen=True)
@@ -254,33 +277,157 @@ class ToolFacts:
     # ------------------------------------------------------------------ registries and dispatcher
 
     @cached_property
-    def dispatcher(self) -> Dispatcher | Unknown:
-        """The first configured dispatcher of the project whose signature is ``f(name, args)``."""
+    def dispatchers(self) -> list[Dispatcher] | Unknown:
+        """The configured dispatchers of the project the fix can call, in configuration order: a
+        function ``f(name, args)`` or ``f(action)`` taking a model with a name and an args field,
+        or such a method of a class with one module-level instance (``DISPATCHER.execute``);
+        dispatchguard's own when none is configured; why none is usable otherwise."""
+        found: list[Dispatcher] = []
         reasons = []
         for entry in self.config.dispatchers:
-            module, _, function = entry.rpartition(".")
-            key = self.module_key(module) if module else None
-            if key is None:
-                continue
-            found = _function(self.project.files[key].path, function)
-            if found is None:
-                reasons.append(f"`{entry}` is not a top-level function")
-                continue
-            params = [a.arg for a in (*found.args.posonlyargs, *found.args.args)]
-            if len(params) < 2 or params[0] not in NAME_PARAMS or params[1] not in ARGS_PARAMS:
-                reasons.append(f"`{entry}` does not take (name, args)")
-                continue
-            info = self.info(key)
-            assert info is not None
-            registries = frozenset(
-                self.canonical(q)
-                for q in (self.resolver.local_qual(info, n) for n in (*info.imports, *info.defs))
-                if q is not None
-            )
-            return Dispatcher(module, function, isinstance(found, ast.AsyncFunctionDef), registries)
+            usable = self._dispatcher(entry)
+            if isinstance(usable, Dispatcher):
+                found.append(usable)
+            elif usable is not None:
+                reasons.append(usable.reason)
+        if found:
+            return found
         if reasons:
             return Unknown("no usable dispatcher: " + "; ".join(reasons))
-        return RUNTIME_DISPATCHER
+        return [RUNTIME_DISPATCHER]
+
+    @property
+    def dispatcher(self) -> Dispatcher | Unknown:
+        """The first usable dispatcher (see :attr:`dispatchers`)."""
+        usable = self.dispatchers
+        return usable if isinstance(usable, Unknown) else usable[0]
+
+    def dispatcher_for(self, is_async: bool) -> Dispatcher | Unknown:
+        """The first usable dispatcher of the call's kind (an async call needs an async one)."""
+        usable = self.dispatchers
+        if isinstance(usable, Unknown) or usable[0].runtime:
+            return usable if isinstance(usable, Unknown) else usable[0]
+        same = [d for d in usable if d.is_async == is_async]
+        if same:
+            return same[0]
+        kind = "async" if is_async else "sync"
+        return Unknown(f"the call is {kind} and no configured dispatcher is ({', '.join(d.label for d in usable)})")
+
+    def _dispatcher(self, entry: str) -> Dispatcher | Unknown | None:
+        """The dispatcher an entry of ``dispatchers`` names, why it is not usable, or None when it
+        names no module of the project (dispatchguard's own, a bare name)."""
+        module, _, function = entry.rpartition(".")
+        key = self.module_key(module) if module else None
+        if key is not None:
+            tree = self.tree(key)
+            target = _top_function(tree, function) if tree is not None else None
+            if target is None:
+                return Unknown(f"`{entry}` is not a top-level function")
+            return self._shaped(entry, module, function, None, target, None)
+        owner, _, class_name = module.rpartition(".")
+        key = self.module_key(owner) if owner else None
+        tree = self.tree(key) if key is not None else None
+        if tree is None:
+            return None
+        cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+        method = _top_function(cls, function) if cls is not None else None  # type: ignore[arg-type]
+        if cls is None or method is None:
+            return Unknown(f"`{entry}` is not a method of a top-level class")
+        instance = _single_instance(tree, class_name)
+        if instance is None:
+            return Unknown(f"`{entry}`: `{class_name}` has not exactly one module-level instance to call it on")
+        return self._shaped(entry, owner, instance.targets[0].id, function, method, (cls, instance))  # type: ignore[attr-defined]
+
+    def _shaped(
+        self,
+        entry: str,
+        module: str,
+        name: str,
+        method: str | None,
+        target: ast.FunctionDef | ast.AsyncFunctionDef,
+        owner: tuple[ast.ClassDef, ast.Assign] | None,
+    ) -> Dispatcher | Unknown:
+        """The dispatcher ``target`` makes, by its parameters: ``(name, args)`` or one action model."""
+        params = [*target.args.posonlyargs, *target.args.args][1 if method else 0 :]
+        is_async = isinstance(target, ast.AsyncFunctionDef)
+        key = self.module_key(module)
+        assert key is not None
+        action = None
+        if len(params) >= 2 and params[0].arg in NAME_PARAMS and params[1].arg in ARGS_PARAMS:
+            name_key: tuple[str, str | None] = (params[0].arg, None)
+        elif params and params[0].annotation is not None and (action := self._action_model(key, params[0])):
+            name_key = (params[0].arg, action[1])
+        else:
+            return Unknown(f"`{entry}` takes neither (name, args) nor an action model with a name and args field")
+        scopes: list[ast.AST] = [target] if owner is None else list(owner[0].body)
+        registries = self._looked_up(key, scopes, name_key, owner)
+        return Dispatcher(module, name, is_async, frozenset(registries), method=method, action=action)
+
+    def _action_model(self, key: str, param: ast.arg) -> tuple[str, str, str] | None:
+        """(qualified class, name field, args field) of a parameter annotated with a project class
+        that has a name field and an args field (``action: ToolAction``)."""
+        spelled = dotted(param.annotation) if param.annotation is not None else None
+        qual = self.qualify(key, spelled) if spelled else None
+        if qual is None:
+            return None
+        qual = self.canonical(qual)
+        module, _, class_name = qual.rpartition(".")
+        owner = self.module_key(module)
+        tree = self.tree(owner) if owner is not None else None
+        cls = (
+            next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None) if tree else None
+        )
+        if cls is None:
+            return None
+        fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        name_field = next((f for f in fields if f in NAME_PARAMS), None)
+        args_field = next((f for f in fields if f in ARGS_PARAMS), None)
+        return (qual, name_field, args_field) if name_field and args_field else None
+
+    def _looked_up(
+        self,
+        key: str,
+        scopes: list[ast.AST],
+        name_key: tuple[str, str | None],
+        owner: tuple[ast.ClassDef, ast.Assign] | None,
+    ) -> set[str]:
+        """The registries the dispatcher looks a tool up in by the name it is given
+        (``TOOLS[name]``, ``TOOLS.get(action.name)``, ``self.tools[name]``): canonical names."""
+        found: set[str] = set()
+        for scope in scopes:
+            keys = _name_expressions(scope, name_key)
+            for node in ast.walk(scope):
+                container = _lookup_container(node, keys)
+                if container is None:
+                    continue
+                for spelled in self._container_names(container, owner):
+                    qual = self.qualify(key, spelled)
+                    if qual is not None:
+                        found.add(self.canonical(qual))
+        return found
+
+    @staticmethod
+    def _container_names(container: ast.expr, owner: tuple[ast.ClassDef, ast.Assign] | None) -> list[str]:
+        """The module-level names a looked-up container is: ``TOOLS``, or for ``self.tools`` what
+        ``__init__`` assigns it (a module-level name, or the instance's argument for a parameter)."""
+        spelled = dotted(container)
+        if spelled is not None and "." not in spelled:
+            return [spelled]
+        if owner is None or not (
+            isinstance(container, ast.Attribute)
+            and isinstance(container.value, ast.Name)
+            and container.value.id == "self"
+        ):
+            return []
+        cls, instance = owner
+        out = []
+        for value in _self_attribute_values(cls, container.attr):
+            name = dotted(value)
+            argument = _argument_for(cls, instance.value, name) if name else None  # type: ignore[arg-type]
+            spelled = dotted(argument) if argument is not None else name
+            if spelled is not None and "." not in spelled:
+                out.append(spelled)
+        return out
 
     def reads(self, dispatcher: Dispatcher, registry: str) -> bool:
         """Whether ``dispatcher`` looks tools up in the registry ``registry`` (canonical name)."""
@@ -293,35 +440,74 @@ class ToolFacts:
     ) -> dict[str, str]:
         """The keys under which the registries ``dispatcher`` reads hold the tool (an instance of
         ``class_qual``, or the module-level binding ``binding_qual``), with each key's registry."""
+        return {r.name: r.registry for r in self.registrations(class_qual, binding_qual, dispatcher)}
+
+    def registrations(
+        self, class_qual: str | None, binding_qual: str | None, dispatcher: Dispatcher
+    ) -> list[Registration]:
+        """The entries of the registries ``dispatcher`` reads that hold the tool: the module-level
+        binding ``binding_qual`` itself (the same object), or an instance of ``class_qual``."""
         words = {q.rsplit(".", 1)[-1].encode() for q in (class_qual, binding_qual) if q}
-        names: dict[str, str] = {}
+        found: list[Registration] = []
         for key, file in self.project.files.items():
             try:
                 data = file.path.read_bytes()
             except OSError:
                 continue
-            if not any(word in data for word in words):
+            info = self.info(key) if any(word in data for word in words) else None
+            summary = self.project.known.get(key, (None, None))[0] if info is not None else None
+            for registry, entries in (summary or {}).get("keys", {}).items():
+                qual = self.canonical(self.resolver.local_qual(info, registry) or registry)  # type: ignore[arg-type]
+                if self.reads(dispatcher, qual):
+                    found.extend(self._matching(key, info, registry, qual, entries, class_qual, binding_qual))  # type: ignore[arg-type]
+        return found
+
+    def _matching(
+        self,
+        key: str,
+        info: ModuleInfo,
+        registry: str,
+        qual: str,
+        entries: list[Any],
+        class_qual: str | None,
+        binding_qual: str | None,
+    ) -> list[Registration]:
+        out = []
+        for name, desc in entries:
+            entry_qual = self.resolver.local_qual(info, desc[1])
+            entry_qual = self.canonical(entry_qual) if entry_qual is not None else None
+            if entry_qual is None:
                 continue
-            info = self.info(key)
-            summary = self.project.known.get(key, (None, None))[0]
-            if info is None or not summary or "keys" not in summary:
-                continue
-            for registry, entries in summary["keys"].items():
-                qual = self.canonical(self.resolver.local_qual(info, registry) or registry)
-                if not self.reads(dispatcher, qual):
-                    continue
-                for name, desc in entries:
-                    entry_qual = self.resolver.local_qual(info, desc[1])
-                    if entry_qual is None:
-                        continue
-                    entry_qual = self.canonical(entry_qual)
-                    if desc[0] == "call" and entry_qual == class_qual:
-                        names[name] = qual
-                    elif desc[0] == "ref" and (
-                        entry_qual == binding_qual or (class_qual and self.instance_class(entry_qual) == class_qual)
-                    ):
-                        names[name] = qual
-        return names
+            if desc[0] == "ref" and entry_qual == binding_qual:
+                out.append(Registration(name, qual, True, None))
+            elif desc[0] == "call" and entry_qual == class_qual:
+                out.append(Registration(name, qual, False, self._entry_value(key, registry, name)))
+            elif desc[0] == "ref" and class_qual and self.instance_class(entry_qual) == class_qual:
+                out.append(Registration(name, qual, False, self.construction(entry_qual)))
+        return out
+
+    def _entry_value(self, key: str, registry: str, name: str) -> ast.expr | None:
+        """The value registered under ``name`` in the module-level ``registry`` of file ``key``."""
+        tree = self.tree(key)
+        for stmt in tree.body if tree is not None else ():
+            value = _registered_value(stmt, registry, name)
+            if value is not None:
+                return value
+        return None
+
+    def construction(self, qual: str) -> ast.Call | None:
+        """The call a module-level binding of the project is assigned (``calc = Calc()``)."""
+        _, info, name = self._defining(self.canonical(qual))
+        key = self.module_key(info.name) if info is not None else None
+        tree = self.tree(key) if key is not None else None
+        for stmt in tree.body if tree is not None else ():
+            if (
+                isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+                and isinstance(stmt.value, ast.Call)
+            ):
+                return stmt.value
+        return None
 
     def imports_module(self, importer: str, imported: str) -> bool:
         """Whether module ``importer`` imports ``imported`` at top level, directly or through
@@ -522,7 +708,7 @@ def _scope_of(tree: ast.Module, node: ast.AST) -> ast.AST:
     return functions[-1] if functions else tree
 
 
-def _top_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def _top_function(tree: ast.Module | ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             return stmt
@@ -549,14 +735,87 @@ def _operator_use(node: ast.AST, parent: ast.AST | None) -> str | None:
     return None
 
 
-def _function(path: Path, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
+def _registered_value(stmt: ast.stmt, registry: str, name: str) -> ast.expr | None:
+    """The value ``stmt`` registers under ``name`` in ``registry``: ``REG = {"name": v}``,
+    ``REG["name"] = v`` or ``REG.register("name", v)``."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and target.id == registry and isinstance(stmt.value, ast.Dict):
+            for key, value in zip(stmt.value.keys, stmt.value.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == name:
+                    return value
+        if isinstance(target, ast.Subscript) and dotted(target.value) == registry:
+            return stmt.value if isinstance(target.slice, ast.Constant) and target.slice.value == name else None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "register"
+        and dotted(call.func.value) == registry
+        and len(call.args) >= 2
+        and isinstance(call.args[0], ast.Constant)
+        and call.args[0].value == name
+    ):
+        return call.args[1]
+    return None
+
+
+def _single_instance(tree: ast.Module, class_name: str) -> ast.Assign | None:
+    """The one module-level ``NAME = ClassName(...)`` of a module, if there is exactly one."""
+    found = [
+        s
+        for s in tree.body
+        if isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and isinstance(s.value, ast.Call)
+        and dotted(s.value.func) == class_name
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _name_expressions(scope: ast.AST, name_key: tuple[str, str | None]) -> list[str]:
+    """How the tool's name is spelled in a dispatcher: its parameter (``name``), the action's field
+    (``action.name``), and the locals assigned one of those."""
+    param, field = name_key
+    spelled = [param if field is None else f"{param}.{field}"]
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and dotted(node.value) in spelled
+        ):
+            spelled.append(node.targets[0].id)
+    return spelled
+
+
+def _lookup_container(node: ast.AST, keys: list[str]) -> ast.expr | None:
+    """The container of ``container[key]`` or ``container.get(key, ...)`` when ``key`` is the name."""
+    if isinstance(node, ast.Subscript) and dotted(node.slice) in keys:
+        return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("get", "__getitem__")
+        and node.args
+        and dotted(node.args[0]) in keys
+    ):
+        return node.func.value
+    return None
+
+
+def _argument_for(cls: ast.ClassDef, call: ast.Call, param: str) -> ast.expr | None:
+    """The argument ``call`` (an instance's construction) passes for ``__init__``'s ``param``."""
+    init = _top_function(cls, "__init__")  # type: ignore[arg-type]
+    if init is None:
         return None
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
-            return stmt
+    names = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    if param in names and names.index(param) < len(call.args):
+        return call.args[names.index(param)]
     return None
 
 

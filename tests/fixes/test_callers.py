@@ -1,0 +1,120 @@
+"""What the JSON wraps must not break: one pass never encodes a value twice (``_arun`` returning
+``self._run(...)`` while ``_run`` is wrapped), a return project code reads as a non-string is not
+wrapped even with ``--unsafe-fixes`` (the reason names the caller), and an unsafe fix names the
+direct callers and tests that read the raw return."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from dispatchguard.fix import apply_fixes
+from dispatchguard.lint import load_config
+
+TOOLS = '''\
+from crewai.tools import BaseTool
+from langchain_core.tools import StructuredTool
+
+
+class EscalateTool(BaseTool):
+    name: str = "Escalate"
+    description: str = "Escalate a ticket."
+
+    def _run(self, ticket: str) -> dict:
+        return {"escalated": ticket, "note": "déjà vu"}
+
+    async def _arun(self, ticket: str) -> dict:
+        return self._run(ticket=ticket)
+
+
+class SearchTool(BaseTool):
+    name: str = "Search"
+    description: str = "Search resources."
+
+    def _run(self, query: str) -> list:
+        return [{"title": query}]
+
+
+def compute_sla(ticket: str) -> dict:
+    """Hours left before the ticket breaches its SLA."""
+    return {"ticket": ticket, "left": -2}
+
+
+def priority(ticket: str) -> dict:
+    """The ticket's priority."""
+    return {"ticket": ticket, "priority": 1}
+
+
+SLA = StructuredTool.from_function(func=compute_sla)
+PRIORITY = StructuredTool.from_function(func=priority)
+'''
+SERVICE = """\
+from app.tools import SearchTool, compute_sla
+
+
+def add_resources(resources: list[dict]) -> int:
+    return len(resources)
+
+
+def overdue(ticket: str) -> bool:
+    sla = compute_sla(ticket)
+    return sla["left"] < 0
+
+
+def gather(query: str) -> int:
+    found = SearchTool()._run(query=query)
+    return add_resources(found)
+"""
+TEST = """\
+from app.tools import EscalateTool, priority
+
+
+def test_priority():
+    assert priority("T-1")["priority"] == 1
+
+
+def test_escalate():
+    assert EscalateTool()._run(ticket="T-1")["escalated"] == "T-1"
+"""
+RUN = """\
+import asyncio, json
+from app.tools import EscalateTool
+print(json.dumps([EscalateTool()._run(ticket="T-1"), asyncio.run(EscalateTool()._arun(ticket="T-2"))]))
+"""
+
+
+def test_no_double_wrap_no_broken_caller_and_the_unsafe_reasons(tmp_path: Path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    (tmp_path / "app").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "tools.py").write_text(TOOLS, encoding="utf-8")
+    (tmp_path / "app" / "service.py").write_text(SERVICE)
+    (tmp_path / "tests" / "test_tools.py").write_text(TEST)
+    monkeypatch.chdir(tmp_path)
+
+    report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False)
+    tools = (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
+    reasons = {s.line: s.reason for s in report.skipped}  # lines of the fixed file: `import json` added
+    assert 'return json.dumps({"escalated": ticket, "note": "déjà vu"}, ensure_ascii=False, default=str)' in tools
+    assert "def _run(self, ticket: str) -> str:" in tools
+    assert "        return self._run(ticket=ticket)\n" in tools  # _arun: not wrapped a second time
+    assert not [f for f in report.remaining if f.line == 15]  # and, _run fixed, it returns JSON text
+    assert 'return [{"title": query}]' in tools  # gather() hands it to add_resources(resources: list[dict])
+    assert "app/service.py:14 passes it to `add_resources(resources: list[dict])`" in reasons[23]
+    assert 'return {"ticket": ticket, "left": -2}' in tools  # overdue() compares sla["left"]
+    assert "app/service.py:9 reads its key 'left'" in reasons[28]
+    # priority is read raw by a test only: wrapped, and the fix says which test to review
+    assert 'return json.dumps({"ticket": ticket, "priority": 1}' in tools
+    (applied,) = [a for a in report.applied if a.line == 31]
+    assert "tests read the raw return at tests/test_tools.py:5" in applied.unsafe_because
+    assert "tests read the raw return at tests/test_tools.py:5" in applied.description
+    (escalate,) = [a for a in report.applied if a.line == 10]
+    assert "tests read the raw return at tests/test_tools.py:9" in escalate.unsafe_because
+
+    ran = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    sync, async_ = json.loads(ran.stdout)
+    assert json.loads(sync) == json.loads(async_.replace("T-2", "T-1")) == {"escalated": "T-1", "note": "déjà vu"}
