@@ -164,3 +164,22 @@ def test_a_function_taking_the_projects_action_model(tmp_path: Path, monkeypatch
     assert 'return dispatch(ToolAction(name="ticket_lookup", args={"ticket": ticket}))' in agent
     assert "from app.dispatch import ToolAction, dispatch\n" in agent
     assert "the call is async and no configured dispatcher is (app.dispatch.dispatch)" in skipped(report)[11]
+
+
+def test_the_message_names_the_projects_dispatcher(tmp_path: Path, monkeypatch):
+    import dataclasses
+
+    from dispatchguard.lint import check_source
+    from dispatchguard.lint.config import DEFAULT_DISPATCHERS
+    from dispatchguard.lint.rules.dg101_direct_call import RUNTIME_DISPATCHERS
+
+    assert frozenset(DEFAULT_DISPATCHERS) == RUNTIME_DISPATCHERS
+    source = "from crewai.tools import BaseTool\n\n\ndef go(tool: BaseTool):\n    return tool.run(q=1)\n"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    monkeypatch.chdir(tmp_path)
+    config = load_config(["."])
+    (default,) = check_source(source, config)
+    assert default.message.endswith("go through `dispatch_tool(ToolAction(...))`")
+    own = dataclasses.replace(config, dispatchers=(*config.dispatchers, "app.dispatch.Router.execute"))
+    (named,) = check_source(source, own)
+    assert named.message.endswith("go through `app.dispatch.Router.execute(...)`")

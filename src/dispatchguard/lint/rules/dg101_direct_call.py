@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 RUN_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 PRIVATE_RUN = frozenset({"_run", "_arun"})
+#: dispatchguard's own dispatchers (the configuration's defaults; lint.config imports the rules)
+RUNTIME_DISPATCHERS = frozenset({"dispatch_tool", "adispatch_tool", "dispatch_tool_result", "execute_tool"})
 
 
 def _is_self_like(node: ast.AST) -> bool:
@@ -29,6 +31,12 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test
 
 
+def _dispatcher(ctx: Context) -> str:
+    """The project's own dispatcher when it configures one, else dispatchguard's."""
+    own = [d for d in ctx.dispatchers if d not in RUNTIME_DISPATCHERS]
+    return f"{own[0]}(...)" if own else "dispatch_tool(ToolAction(...))"
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
@@ -38,17 +46,18 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         if _is_self_like(receiver):
             return
         if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
-            ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(receiver)}.{func.attr}(...)"))
+            call = f"{describe(receiver)}.{func.attr}(...)"
+            ctx.report(node, RULE.code, RULE.message.format(call=call, dispatcher=_dispatcher(ctx)))
         return
     if ctx.callee_kind(node) == TOOL:
-        ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)"))
+        ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)", dispatcher=_dispatcher(ctx)))
 
 
 RULE = Rule(
     code="DG101",
     name="direct-tool-call",
     summary="Tool called directly instead of through the dispatcher",
-    message="direct tool call `{call}` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`",
+    message="direct tool call `{call}` bypasses the dispatcher: go through `{dispatcher}`",
     check_call=check_call,
     exempt=exempt,
     fixer="dispatchguard.fix.dg101",
