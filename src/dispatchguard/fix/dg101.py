@@ -111,23 +111,29 @@ def _args_dict(call: cst.Call, method: str) -> cst.BaseExpression | NoFix:
     import libcst as cst  # only when a call is rewritten: most runs fix DG103 alone
 
     args = list(call.args)
-    stars = {arg.star for arg in args}
-    if "**" in stars:
-        return NoFix("**kwargs cannot be mapped to tool arguments safely; write the dispatcher call by hand")
-    if "*" in stars:
-        return NoFix("*args cannot be mapped to parameter names; write the dispatcher call by hand")
-    positional = [arg for arg in args if arg.keyword is None]
+    unmappable = _unmappable(args)
+    if unmappable is not None:
+        return unmappable
     keywords = [arg for arg in args if arg.keyword is not None]
     configured = sorted(k.keyword.value for k in keywords if k.keyword and k.keyword.value in NON_ARGUMENT_KEYWORDS)
     if method in INVOKE_METHODS:
         return _invoke_input(args, method, configured)
     if configured:
         return NoFix(f"{', '.join(configured)} configure the call; they are not tool arguments")
-    if len(args) == 1 and positional and isinstance(positional[0].value, cst.Dict):
-        return positional[0].value  # LangChain: tool.run({"query": ...})
-    if positional:
+    if len(args) == 1 and args[0].keyword is None and isinstance(args[0].value, cst.Dict):
+        return args[0].value  # LangChain: tool.run({"query": ...})
+    if len(keywords) < len(args):
         return NoFix("positional arguments cannot be mapped to parameter names statically; pass them by keyword")
     return _keyword_dict(call, keywords)
+
+
+def _unmappable(args: list[cst.Arg]) -> NoFix | None:
+    stars = {arg.star for arg in args}
+    if "**" in stars:
+        return NoFix("**kwargs cannot be mapped to tool arguments safely; write the dispatcher call by hand")
+    if "*" in stars:
+        return NoFix("*args cannot be mapped to parameter names; write the dispatcher call by hand")
+    return None
 
 
 # --------------------------------------------------------------------------- the registered name
@@ -177,6 +183,17 @@ def _no_registration(what: str, dispatcher: Dispatcher) -> NoFix:
     return NoFix(f"{what} is not registered under a literal key in a registry `{dispatcher.label}` looks up")
 
 
+def _built(ctx: FileContext, receiver: ast.expr, binding: str | None) -> ast.expr:
+    """The construction of the receiver: itself, or the call a module-level binding is assigned."""
+    if binding is None or isinstance(receiver, ast.Call):
+        return receiver
+    return ctx.facts.construction(binding) or receiver
+
+
+def _several(what: str, names: list[str]) -> NoFix:
+    return NoFix(f"{what} is registered under several names ({', '.join(map(repr, names))})")
+
+
 def _same_object(receiver: ast.expr, entry: Registration) -> str | None:
     """Why the receiver is not provably the registered object (None when it is): the binding
     registered itself, or both built by an argument-less call of the class."""
@@ -200,18 +217,13 @@ def _instance_name(ctx: FileContext, receiver: ast.expr, dispatcher: Dispatcher)
         return NoFix("the tool's class or binding is not statically known, so neither is its registered name")
     what = f"`{(class_qual or binding or '').rsplit('.', 1)[-1]}`"
     entries = facts.registrations(class_qual, binding, dispatcher)
-    if not entries:
-        return _no_registration(what, dispatcher)
-    names = {e.name for e in entries}
-    if len(names) > 1:
-        return NoFix(f"{what} is registered under several names ({', '.join(sorted(map(repr, names)))})")
-    built = facts.construction(binding) if binding is not None and not isinstance(receiver, ast.Call) else receiver
-    reasons = [r for r in (_same_object(built or receiver, e) for e in entries) if r is not None]
+    names = sorted({e.name for e in entries})
+    if len(names) != 1:
+        return _no_registration(what, dispatcher) if not names else _several(what, names)
+    reasons = [r for r in (_same_object(_built(ctx, receiver, binding), e) for e in entries) if r is not None]
     if reasons:
-        return NoFix(
-            f"the receiver is not provably the tool the dispatcher serves as {entries[0].name!r}: {reasons[0]}"
-        )
-    return entries[0].name, entries[0].registry
+        return NoFix(f"the receiver is not provably the tool the dispatcher serves as {names[0]!r}: {reasons[0]}")
+    return names[0], entries[0].registry
 
 
 def registered_name(ctx: FileContext, receiver: ast.expr, dispatcher: Dispatcher) -> tuple[str, str] | NoFix:

@@ -139,14 +139,7 @@ class _Wanted:
             if not self._has_plain(imp.module) and imp.module not in self.plain:
                 self.plain.append(imp.module)
             return None
-        existing = [
-            s
-            for s in self.block
-            if isinstance(s, ast.ImportFrom)
-            and s.level == 0
-            and s.module == imp.module
-            and not any(a.name == "*" for a in s.names)
-        ]
+        existing = self._from_statements(imp.module)
         if any(a.name == imp.name and not a.asname for s in existing for a in s.names):
             return None
         if not existing:
@@ -159,6 +152,17 @@ class _Wanted:
             return f"the import of {imp.module} has comments or aliases; add `{imp.name}` by hand"
         self.merged.setdefault(id(target), (target, [a.name for a in target.names]))[1].append(imp.name)
         return None
+
+    def _from_statements(self, module: str) -> list[ast.ImportFrom]:
+        """The block's ``from <module> import ...`` statements (not ``*``)."""
+        return [
+            s
+            for s in self.block
+            if isinstance(s, ast.ImportFrom)
+            and s.level == 0
+            and s.module == module
+            and not any(a.name == "*" for a in s.names)
+        ]
 
     def _has_plain(self, module: str) -> bool:
         """Whether the module imports ``module`` at top level (a function's own ``import json``
@@ -223,15 +227,22 @@ def unused_import_edits(ctx: FileContext, edits: list[Edit], added: Iterable[Imp
         return []
     inserted = " ".join(e.text for e in edits)
     out = []
+    for stmt in _untouched_imports(ctx, edits):
+        gone = [a for a in stmt.names if _left_unused(ctx, stmt, _bound_name(a), replaced, inserted)]
+        if gone and (len(gone) < len(stmt.names) or _still_imported(ctx, stmt, added)):
+            out.extend(_without(ctx, stmt, gone))
+    return out
+
+
+def _untouched_imports(ctx: FileContext, edits: list[Edit]) -> list[ast.Import | ast.ImportFrom]:
+    """The module's top-level imports (not ``__future__``) no edit changes, without comments."""
+    out = []
     for stmt in ctx.tree.body:
         if not isinstance(stmt, (ast.Import, ast.ImportFrom)) or getattr(stmt, "module", None) == "__future__":
             continue
         start, end = ctx.node_start(stmt), ctx.node_end(stmt)
-        if any(_touches(e, start, end) for e in edits) or "#" in ctx.source(stmt):
-            continue
-        gone = [a for a in stmt.names if _left_unused(ctx, stmt, _bound_name(a), replaced, inserted)]
-        if gone and (len(gone) < len(stmt.names) or _still_imported(ctx, stmt, added)):
-            out.extend(_without(ctx, stmt, gone))
+        if not any(_touches(e, start, end) for e in edits) and "#" not in ctx.source(stmt):
+            out.append(stmt)
     return out
 
 
@@ -278,23 +289,27 @@ def _left_unused(
 def _without(ctx: FileContext, stmt: ast.Import | ast.ImportFrom, gone: list[ast.alias]) -> list[Edit]:
     """The statement without the ``gone`` names; its whole lines when none is left."""
     kept = [a for a in stmt.names if a not in gone]
+    if not kept:
+        return _deleted_lines(ctx, stmt)
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
+    if isinstance(stmt, ast.Import):
+        text = f"import {names}"
+    else:
+        text = f"from {'.' * stmt.level}{stmt.module or ''} import {names}"
+    return [Edit(ctx.node_start(stmt), ctx.node_end(stmt), text)]
+
+
+def _deleted_lines(ctx: FileContext, stmt: ast.stmt) -> list[Edit]:
+    """The removal of a statement's lines (and of a blank line, so no double blank line is left)."""
     start, end = ctx.node_start(stmt), ctx.node_end(stmt)
-    if kept:
-        names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
-        text = (
-            f"import {names}"
-            if isinstance(stmt, ast.Import)
-            else f"from {'.' * stmt.level}{stmt.module or ''} import {names}"
-        )
-        return [Edit(start, end, text)]
-    line_start, line_end = ctx.offset(stmt.lineno, 0), ctx.offset((stmt.end_lineno or stmt.lineno) + 1, 0)
+    last = stmt.end_lineno or stmt.lineno
+    line_start, line_end = ctx.offset(stmt.lineno, 0), ctx.offset(last + 1, 0)
     if ctx.text[line_start:start].strip() or ctx.text[end:line_end].strip():
         return []  # shares its line with other code
     before = ctx.lines[stmt.lineno - 2] if stmt.lineno > 1 else "the file's start"
-    after_index = stmt.end_lineno or stmt.lineno
-    after = ctx.lines[after_index] if after_index < len(ctx.lines) else "x"
+    after = ctx.lines[last] if last < len(ctx.lines) else "the file's end"
     if not before.strip() and not after.strip():
-        line_end += len(after)  # no double blank line where the statement was
+        line_end += len(after)
     return [Edit(line_start, line_end, "")]
 
 

@@ -220,13 +220,10 @@ def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_d
     return tuple(because)
 
 
-def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix | NoFix:
-    """The fix of a DG103/DG104 finding: the flagged returned expression made JSON text."""
-    flagged = ctx.flagged_return(finding)
-    if flagged is None:
-        return NoFix("no return statement to rewrite (a pass-only body, or one that can end without a return)")
-    ret, value = flagged
-    function = enclosing_function(ctx, ret)
+def _blocked(
+    ctx: FileContext, value: ast.expr | None, function: Function | None, callers: list[Caller]
+) -> NoFix | None:
+    """Why the value must not be wrapped at all: no JSON form, a second encoding, a broken caller."""
     for kind, reason in _NO_FIX.items():
         if isinstance(value, kind):
             return NoFix(reason)
@@ -235,44 +232,48 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
         return NoFix(
             f"returns what `{delegate}` returns, which this run makes JSON text: wrapping it would encode twice"
         )
-    callers = _callers(ctx, function)
     breaking = [c for c in callers if not c.is_test and c.use is not None]
     if breaking:
         uses = "; ".join(f"{c.where} {c.use}" for c in breaking)
         return NoFix(f"project code uses the returned value as a non-string ({uses}): change that caller first")
+    return None
+
+
+def _wrapped(ctx: FileContext, ret: ast.Return, value: ast.expr | None, wrap: Wrap) -> tuple[tuple[Edit, ...], str]:
+    """The edits that wrap the value (``None`` for a bare return), and their description."""
+    if value is None:
+        end = ctx.node_end(ret)
+        edit = Edit(end, end, f" {wrap.opening}None{wrap.closing}")
+        return (edit,), f"return {wrap.label}(None) (a bare return is often a forgotten value)"
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
+    opening, closing = (wrap.opening + "(", ")" + wrap.closing) if bare_tuple else (wrap.opening, wrap.closing)
+    part = "the returned value" if value is ret.value else "the returned content (not the artifact)"
+    return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.label}(...)"
+
+
+def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix | NoFix:
+    """The fix of a DG103/DG104 finding: the flagged returned expression made JSON text."""
+    flagged = ctx.flagged_return(finding)
+    if flagged is None:
+        return NoFix("no return statement to rewrite (a pass-only body, or one that can end without a return)")
+    ret, value = flagged
+    function = enclosing_function(ctx, ret)
+    callers = _callers(ctx, function)
+    blocked = _blocked(ctx, value, function, callers)
+    if blocked is not None:
+        return blocked
     wrap = _wrap(ctx)
     taken = ctx.facts.qualify(ctx.key, wrap.root)
     if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
         return NoFix(f"`{wrap.root}` names something else in this module")
-    whole = value is None or value is ret.value
-    annotation = _annotation_edit(ctx, function) if whole else ()
+    annotation = _annotation_edit(ctx, function) if value is None or value is ret.value else ()
     dumped = _model_dump(ctx, value, wrap) if value is not None else None
     if dumped is not None:
         edits, description, imports = dumped
-        because = _unsafe_because(ctx, callers, wrap, model_dump=True)
-        return Fix((*edits, *annotation), False, description, imports, because)
-    imports = wrap.imports
-    if wrap.root == "json" and _imported_in_function(ctx, ret, "json"):
-        imports = ()
+        return Fix((*edits, *annotation), False, description, imports, _unsafe_because(ctx, callers, wrap, True))
+    imports = () if wrap.root == "json" and _imported_in_function(ctx, ret, "json") else wrap.imports
     safe = wrap.root == "ensure_json_str" and not callers and safe_wrap(ctx, ret)
-    because = () if safe else _unsafe_because(ctx, callers, wrap, model_dump=False)
-    if value is None:
-        end = ctx.node_end(ret)
-        return Fix(
-            (Edit(end, end, f" {wrap.opening}None{wrap.closing}"), *annotation),
-            safe,
-            f"return {wrap.label}(None) (a bare return is often a forgotten value)",
-            imports,
-            because,
-        )
-    start, end = ctx.node_start(value), ctx.node_end(value)
-    bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
-    opening, closing = (wrap.opening + "(", ")" + wrap.closing) if bare_tuple else (wrap.opening, wrap.closing)
-    part = "the returned value" if whole else "the returned content (not the artifact)"
-    return Fix(
-        (Edit(start, start, opening), Edit(end, end, closing), *annotation),
-        safe,
-        f"wrap {part} in {wrap.label}(...)",
-        imports,
-        because,
-    )
+    because = () if safe else _unsafe_because(ctx, callers, wrap, False)
+    edits, description = _wrapped(ctx, ret, value, wrap)
+    return Fix((*edits, *annotation), safe, description, imports, because)
