@@ -67,6 +67,7 @@ def apply_fixes(
     compute the unified diff). ``select``/``ignore`` restrict the codes fixed and reported, on top
     of the configuration. Returns what was applied, skipped and what remains."""
     from dispatchguard.lint import check_paths
+    from dispatchguard.lint.parsing import quiet_parsing
 
     report = FixReport()
     str_paths = [os.fspath(p) for p in paths]
@@ -82,9 +83,10 @@ def apply_fixes(
         return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir)
 
     try:
-        return _passes(
-            report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
-        )
+        with quiet_parsing():  # the fixer parses many files too, and keeps their trees for a pass
+            return _passes(
+                report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
+            )
     finally:
         if scratch is not None:
             scratch.cleanup()

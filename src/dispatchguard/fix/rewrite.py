@@ -101,6 +101,7 @@ def plan_file(
     if isinstance(parsed, str):
         return [skip(finding, parsed, "dropped") for finding in findings]
     encoding, text, tree = parsed
+    facts.remember(key, tree)
     plan = Plan(FileContext(key, text, tree, facts, findings if context is None else context), encoding)
     taken: list[Edit] = []
     for finding in findings:

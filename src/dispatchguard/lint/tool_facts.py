@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -128,6 +129,13 @@ class ToolFacts:
         self.resolver = self.project.resolver
         self._direct_calls: dict[str | None, bool] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self._callers: dict[tuple[str, str | None], list[Caller]] = {}
+        self._calls_by_name: dict[str, dict[str, list[ast.Call]]] = {}
+        self._parents: dict[tuple[str, int], dict[int, ast.AST]] = {}
+        self._receivers: dict[tuple[str, int], str | None] = {}
+        self._file_words: dict[str, frozenset[str]] = {}
+        self._file_bytes: dict[str, bytes] = {}
+        self._scope_names: dict[tuple[str, int], frozenset[str]] = {}
 
     # ------------------------------------------------------------------ modules
 
@@ -561,8 +569,8 @@ class ToolFacts:
         """The parsed file ``key`` (parsed once per run; None when it cannot be read or parsed)."""
         if key not in self._trees:
             try:
-                self._trees[key] = ast.parse(self.project.files[key].path.read_bytes())
-            except (OSError, SyntaxError, ValueError):
+                self._trees[key] = ast.parse(self._bytes(key))
+            except (SyntaxError, ValueError):
                 self._trees[key] = None
         return self._trees[key]
 
@@ -571,26 +579,113 @@ class ToolFacts:
         ``class_qual`` (``x._run(...)``, ``x.run(...)``, ``x.invoke(...)`` on a value of that class),
         or with no class, of the top-level function ``function`` (qualified: ``f(...)``,
         ``f.invoke(...)``, ``f.func(...)``). Calls on ``self`` are the tool's own plumbing."""
+        known = self._callers.get((function, class_qual))
+        if known is None:
+            known = self._callers[function, class_qual] = self._search_callers(function, class_qual)
+        return known
+
+    def _search_callers(self, function: str, class_qual: str | None) -> list[Caller]:
         name = function.rsplit(".", 1)[-1]
         names = REACHED_BY.get(name, frozenset({name})) if class_qual else frozenset({name})
-        words = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+        # a receiver is proven of the class only where the file names it, or an instance of it
+        needed = self._instance_words(class_qual) if class_qual else {name}
+        spelled = b"|".join(re.escape(n.encode()) for n in sorted(names))
+        # the call's own syntax: ``x.run(``, ``f(`` or ``f.invoke(``
+        syntax = re.compile(rb"\.\s*(?:" + spelled + rb")\s*\(" if class_qual else rb"\b(?:" + spelled + rb")\s*[.(]")
         found: list[Caller] = []
         for key, file in self.project.files.items():
-            try:
-                if not words.search(file.path.read_bytes()):
-                    continue
-            except OSError:
+            if needed.isdisjoint(self._words(key)) or not syntax.search(self._bytes(key)):
                 continue
+            calls = self._calls_in(key)
+            candidates = [c for n in sorted(names) for c in calls.get(n, ())]
             tree = self.tree(key)
             if tree is None:
                 continue
-            parents = _parents(tree)
             is_test = any_glob(self.config.test_patterns, file.relpath)
-            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            for call in candidates:
+                if class_qual and not self._may_name(key, tree, call, needed):
+                    continue
                 if self._calls(key, tree, call, names, function, class_qual):
-                    use = self._non_string_use(key, tree, call, parents)
+                    use = self._non_string_use(key, tree, call, self._parents_of(key, _scope_of(tree, call)))
                     found.append(Caller(file.relpath, call.lineno, is_test, use))
-        return found
+        return sorted(found, key=lambda c: (c.relpath, c.line))
+
+    def _instance_words(self, class_qual: str) -> set[str]:
+        """The class's name and the module-level names its module assigns an instance of it."""
+        module, _, class_name = class_qual.rpartition(".")
+        key = self.module_key(module)
+        tree = self.tree(key) if key is not None else None
+        words = {class_name}
+        for stmt in tree.body if tree is not None else ():
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Call)
+                and dotted(stmt.value.func) == class_name
+            ):
+                words.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        return words
+
+    def _bytes(self, key: str) -> bytes:
+        """A file's bytes (read once per run; empty when it cannot be read)."""
+        if key not in self._file_bytes:
+            try:
+                self._file_bytes[key] = self.project.files[key].path.read_bytes()
+            except OSError:
+                self._file_bytes[key] = b""
+        return self._file_bytes[key]
+
+    def _words(self, key: str) -> frozenset[str]:
+        """The identifiers a file's bytes spell."""
+        if key not in self._file_words:
+            words = re.findall(rb"\w+", self._bytes(key))
+            self._file_words[key] = frozenset(w.decode("ascii", "replace") for w in words)
+        return self._file_words[key]
+
+    def _calls_in(self, key: str) -> dict[str, list[ast.Call]]:
+        """The file's calls by the name they call (``x.run(...)`` under ``run``; ``f(...)`` and
+        ``f.invoke(...)`` under ``f``), indexed once."""
+        if key not in self._calls_by_name:
+            tree = self.tree(key)
+            index: dict[str, list[ast.Call]] = defaultdict(list)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Call):
+                    for called in _called_names(node.func):
+                        index[called].append(node)
+            self._calls_by_name[key] = index
+        return self._calls_by_name[key]
+
+    def _may_name(self, key: str, tree: ast.Module, call: ast.Call, needed: set[str]) -> bool:
+        """Whether the scope of a call names the class or an instance of it (a cheap test before
+        :meth:`value_class`, which can prove nothing otherwise)."""
+        scopes = _enclosing(tree, call)
+        scope = scopes[0] if scopes else tree  # the outermost class or function: self.x is bound in its methods
+        slot = (key, id(scope))
+        if slot not in self._scope_names:
+            self._scope_names[slot] = frozenset(
+                n.id if isinstance(n, ast.Name) else n.attr
+                for n in ast.walk(scope)
+                if isinstance(n, (ast.Name, ast.Attribute))
+            )
+        return not needed.isdisjoint(self._scope_names[slot])
+
+    def _receiver_class(self, key: str, tree: ast.Module, receiver: ast.expr) -> str | None:
+        """:meth:`value_class` of a call's receiver, once per node (every tool method's search
+        asks about the same ``x.run(...)`` calls)."""
+        slot = (key, id(receiver))
+        if slot not in self._receivers:
+            self._receivers[slot] = self.value_class(key, tree, receiver)
+        return self._receivers[slot]
+
+    def _parents_of(self, key: str, scope: ast.AST) -> dict[int, ast.AST]:
+        """The parent of each node of ``scope`` (a function, or the module), built once per scope."""
+        slot = (key, id(scope))
+        if slot not in self._parents:
+            self._parents[slot] = _parents(scope)
+        return self._parents[slot]
+
+    def remember(self, key: str, tree: ast.Module) -> None:
+        """Use ``tree``, parsed from the file ``key`` as it is on disk, instead of parsing it again."""
+        self._trees.setdefault(key, tree)
 
     def _calls(
         self, key: str, tree: ast.Module, call: ast.Call, names: frozenset[str], function: str, class_qual: str | None
@@ -599,7 +694,7 @@ class ToolFacts:
         if class_qual is not None:
             if not (isinstance(func, ast.Attribute) and func.attr in names) or _is_self(func.value):
                 return False
-            return self.value_class(key, tree, func.value) == class_qual
+            return self._receiver_class(key, tree, func.value) == class_qual
         if isinstance(func, ast.Attribute) and func.attr in FUNCTION_ENTRIES:
             func = func.value
         spelled = dotted(func)
@@ -698,7 +793,19 @@ def _is_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
-def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+def _called_names(func: ast.expr) -> list[str]:
+    """The names a call is indexed under: the attribute or name it calls, and for ``f.invoke(...)``
+    (a tool object's entry point) also ``f``."""
+    if isinstance(func, ast.Name):
+        return [func.id]
+    if not isinstance(func, ast.Attribute):
+        return []
+    if func.attr in FUNCTION_ENTRIES and isinstance(func.value, ast.Name):
+        return [func.attr, func.value.id]
+    return [func.attr]
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
