@@ -68,7 +68,14 @@ def gather(query: str) -> int:
     return add_resources(found)
 """
 TEST = """\
+import pytest
+
 from app.tools import EscalateTool, priority
+
+
+@pytest.fixture
+def escalate_tool():
+    return EscalateTool()
 
 
 def test_priority():
@@ -77,6 +84,10 @@ def test_priority():
 
 def test_escalate():
     assert EscalateTool()._run(ticket="T-1")["escalated"] == "T-1"
+
+
+def test_escalate_through_a_fixture(escalate_tool):
+    assert escalate_tool.run(ticket="T-2")["escalated"] == "T-2"
 """
 RUN = """\
 import asyncio, json
@@ -109,10 +120,10 @@ def test_no_double_wrap_no_broken_caller_and_the_unsafe_reasons(tmp_path: Path, 
     # priority is read raw by a test only: wrapped, and the fix says which test to review
     assert 'return json.dumps({"ticket": ticket, "priority": 1}' in tools
     (applied,) = [a for a in report.applied if a.line == 31]
-    assert "tests read the raw return at tests/test_tools.py:5" in applied.unsafe_because
-    assert "tests read the raw return at tests/test_tools.py:5" in applied.description
+    assert "tests read the raw return at tests/test_tools.py:12" in applied.unsafe_because
+    assert "tests read the raw return at tests/test_tools.py:12" in applied.description
     (escalate,) = [a for a in report.applied if a.line == 10]
-    assert "tests read the raw return at tests/test_tools.py:9" in escalate.unsafe_because
+    assert "tests read the raw return at tests/test_tools.py:16,20" in escalate.unsafe_because  # 21: a fixture
 
     ran = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stderr

@@ -203,10 +203,18 @@ def _annotation_edit(ctx: FileContext, function: Function | None) -> tuple[Edit,
     return (Edit(ctx.node_start(returns), ctx.node_end(returns), "str"),)
 
 
+def _grouped(callers: list[Caller]) -> list[str]:
+    """``a.py:3,9`` per file, in the order found."""
+    lines: dict[str, list[str]] = {}
+    for caller in callers:
+        lines.setdefault(caller.relpath, []).append(str(caller.line))
+    return [f"{path}:{','.join(dict.fromkeys(found))}" for path, found in lines.items()]
+
+
 def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_dump: bool) -> tuple[str, ...]:
     """What makes a fix unsafe, for the user to review: callers first, then the receivers."""
-    direct = [c.where for c in callers if not c.is_test]
-    tests = [c.where for c in callers if c.is_test]
+    direct = _grouped([c for c in callers if not c.is_test])
+    tests = _grouped([c for c in callers if c.is_test])
     because = []
     if direct:
         because.append("direct calls read the raw return at " + ", ".join(direct))

@@ -655,10 +655,15 @@ class ToolFacts:
         return self._calls_by_name[key]
 
     def _may_name(self, key: str, tree: ast.Module, call: ast.Call, needed: set[str]) -> bool:
-        """Whether the scope of a call names the class or an instance of it (a cheap test before
-        :meth:`value_class`, which can prove nothing otherwise)."""
+        """Whether the scope of a call (or the pytest fixture its receiver is) names the class or an
+        instance of it: a cheap test before :meth:`value_class`, which can prove nothing otherwise."""
         scopes = _enclosing(tree, call)
         scope = scopes[0] if scopes else tree  # the outermost class or function: self.x is bound in its methods
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        fixture = _fixtures(tree).get(receiver.id) if isinstance(receiver, ast.Name) else None
+        return any(not needed.isdisjoint(self._names_in(key, s)) for s in (scope, fixture) if s is not None)
+
+    def _names_in(self, key: str, scope: ast.AST) -> frozenset[str]:
         slot = (key, id(scope))
         if slot not in self._scope_names:
             self._scope_names[slot] = frozenset(
@@ -666,14 +671,21 @@ class ToolFacts:
                 for n in ast.walk(scope)
                 if isinstance(n, (ast.Name, ast.Attribute))
             )
-        return not needed.isdisjoint(self._scope_names[slot])
+        return self._scope_names[slot]
 
     def _receiver_class(self, key: str, tree: ast.Module, receiver: ast.expr) -> str | None:
         """:meth:`value_class` of a call's receiver, once per node (every tool method's search
-        asks about the same ``x.run(...)`` calls)."""
+        asks about the same ``x.run(...)`` calls); for a test's parameter, what the pytest fixture
+        of that name in the file returns."""
         slot = (key, id(receiver))
         if slot not in self._receivers:
-            self._receivers[slot] = self.value_class(key, tree, receiver)
+            found = self.value_class(key, tree, receiver)
+            fixture = _fixtures(tree).get(receiver.id) if found is None and isinstance(receiver, ast.Name) else None
+            if fixture is not None:
+                returned = [n.value for n in _own_nodes(fixture) if isinstance(n, (ast.Return, ast.Yield)) and n.value]
+                classes = {self.value_class(key, tree, value) for value in returned}
+                found = classes.pop() if len(classes) == 1 else None
+            self._receivers[slot] = found
         return self._receivers[slot]
 
     def _parents_of(self, key: str, scope: ast.AST) -> dict[int, ast.AST]:
@@ -803,6 +815,18 @@ def _called_names(func: ast.expr) -> list[str]:
     if func.attr in FUNCTION_ENTRIES and isinstance(func.value, ast.Name):
         return [func.attr, func.value.id]
     return [func.attr]
+
+
+def _fixtures(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The module's pytest fixtures by name (``@pytest.fixture`` / ``@fixture``, with or without arguments)."""
+    found = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef):
+            for decorator in stmt.decorator_list:
+                spelled = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                if spelled in ("pytest.fixture", "fixture"):
+                    found[stmt.name] = stmt
+    return found
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
