@@ -455,14 +455,12 @@ class ToolFacts:
     ) -> list[Registration]:
         """The entries of the registries ``dispatcher`` reads that hold the tool: the module-level
         binding ``binding_qual`` itself (the same object), or an instance of ``class_qual``."""
-        words = {q.rsplit(".", 1)[-1].encode() for q in (class_qual, binding_qual) if q}
+        words = b"|".join(re.escape(q.rsplit(".", 1)[-1].encode()) for q in (class_qual, binding_qual) if q)
+        # where an entry can name it: ``"k": Word``, ``"k", Word`` (register) or ``REG["k"] = Word``
+        entry = re.compile(rb"""(?:["']\s*[:,]|\]\s*=)\s*(?:""" + words + rb")\b")
         found: list[Registration] = []
-        for key, file in self.project.files.items():
-            try:
-                data = file.path.read_bytes()
-            except OSError:
-                continue
-            info = self.info(key) if any(word in data for word in words) else None
+        for key in self.project.files:
+            info = self.info(key) if words and entry.search(self._bytes(key)) else None
             summary = self.project.known.get(key, (None, None))[0] if info is not None else None
             for registry, entries in (summary or {}).get("keys", {}).items():
                 qual = self.canonical(self.resolver.local_qual(info, registry) or registry)  # type: ignore[arg-type]
