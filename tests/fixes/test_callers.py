@@ -129,3 +129,41 @@ def test_no_double_wrap_no_broken_caller_and_the_unsafe_reasons(tmp_path: Path, 
     assert ran.returncode == 0, ran.stderr
     sync, async_ = json.loads(ran.stdout)
     assert json.loads(sync) == json.loads(async_.replace("T-2", "T-1")) == {"escalated": "T-1", "note": "déjà vu"}
+
+
+def test_a_method_of_the_callers_class_that_takes_a_list(tmp_path: Path, monkeypatch):
+    """sherpa's shape: an action keeps the tool in ``self._search_tool`` and hands what ``_run``
+    returns to ``self.add_resources(resources: list[dict])``, defined on its base class."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "tools.py").write_text(TOOLS, encoding="utf-8")
+    (tmp_path / "app" / "actions.py").write_text(
+        "from app.tools import SearchTool\n\n\nclass BaseAction:\n"
+        "    def add_resources(self, resources: list[dict]) -> None:\n        self.resources = resources\n\n\n"
+        "class Search(BaseAction):\n    def __init__(self) -> None:\n        self._search_tool = SearchTool()\n\n"
+        "    def search(self, query: str) -> None:\n        resources = self._search_tool._run(query=query)\n"
+        "        self.add_resources(resources)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
+    assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
+    (reason,) = [s.reason for s in report.skipped if "add_resources" in s.reason]
+    assert "app/actions.py:14 passes it to `add_resources(resources: list[dict])`" in reason
+
+
+def test_a_function_that_imports_json_later_gets_no_wrap(tmp_path: Path, monkeypatch):
+    """``json`` imported inside the function after the return is a local name there: a
+    ``json.dumps(...)`` wrap would raise UnboundLocalError (ruff F823)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "tools.py").write_text(
+        "from langchain_core.tools import tool\n\n\n@tool\ndef search(q: str) -> str:\n"
+        '    """Search."""\n    if not q:\n        return f"nothing for {q}"\n'
+        "    import json\n\n    return json.dumps({'q': q})\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    report = apply_fixes(["."], load_config(["."]), unsafe=True, use_cache=False)
+    assert report.applied == []
+    assert "imports `json` itself after this return" in report.skipped[0].reason

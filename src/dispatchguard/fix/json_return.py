@@ -94,22 +94,38 @@ def _enclosing_class(ctx: FileContext, function: Function) -> ast.ClassDef | Non
     return None
 
 
-def _imported_in_function(ctx: FileContext, node: ast.AST, module: str) -> bool:
-    """Whether a function around ``node`` has its own ``import <module>`` (which then serves it,
-    and makes a module-level import unused)."""
+def _local_import(ctx: FileContext, node: ast.AST, module: str) -> str | None:
+    """Whether a function around ``node`` has its own ``import <module>`` (which makes the name
+    local to it): ``"before"`` when an unconditional one runs before ``node`` (it then serves the
+    wrap, and a module-level import would be unused), ``"elsewhere"`` otherwise (the wrap would
+    read the local name before it is bound), None when no function imports it."""
     if f"import {module}" not in ctx.text:
-        return False
-    for scope in ctx.facts.enclosing(ctx.tree, node):
+        return None
+    for scope in reversed(ctx.facts.enclosing(ctx.tree, node)):
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        todo: list[ast.AST] = list(scope.body)
-        while todo:
-            current = todo.pop()
-            if isinstance(current, ast.Import) and any(a.name == module and not a.asname for a in current.names):
-                return True
-            if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                todo.extend(ast.iter_child_nodes(current))
-    return False
+        imports = [n for n in _own_statements(scope) if _imports_plainly(n, module)]
+        if not imports:
+            continue
+        line = getattr(node, "lineno", 0)
+        return "before" if any(i in scope.body and i.lineno < line for i in imports) else "elsewhere"
+    return None
+
+
+def _imports_plainly(node: ast.AST, module: str) -> bool:
+    return isinstance(node, ast.Import) and any(a.name == module and not a.asname for a in node.names)
+
+
+def _own_statements(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not those of nested functions, classes or lambdas."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(getattr(function, "body", []))
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(current))
+    return out
 
 
 def _delegate(ctx: FileContext, value: ast.expr, function: Function | None) -> str | None:
@@ -228,6 +244,17 @@ def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_d
     return tuple(because)
 
 
+def _imports_for(ctx: FileContext, ret: ast.Return, imports: tuple[Import, ...]) -> tuple[Import, ...] | NoFix:
+    """The imports a rewrite needs at module level: none for ``json`` when the function imports it
+    before the return; no fix when it imports it only later (the name is local and unbound there)."""
+    if Import("json") not in imports:
+        return imports
+    local = _local_import(ctx, ret, "json")
+    if local == "elsewhere":
+        return NoFix("the function imports `json` itself after this return (or in a branch): `json` is unbound here")
+    return () if local == "before" else imports
+
+
 def _blocked(
     ctx: FileContext, value: ast.expr | None, function: Function | None, callers: list[Caller]
 ) -> NoFix | None:
@@ -277,10 +304,12 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
         return NoFix(f"`{wrap.root}` names something else in this module")
     annotation = _annotation_edit(ctx, function) if value is None or value is ret.value else ()
     dumped = _model_dump(ctx, value, wrap) if value is not None else None
+    imports = _imports_for(ctx, ret, wrap.imports if dumped is None else dumped[2])
+    if isinstance(imports, NoFix):
+        return imports
     if dumped is not None:
-        edits, description, imports = dumped
+        edits, description, _ = dumped
         return Fix((*edits, *annotation), False, description, imports, _unsafe_because(ctx, callers, wrap, True))
-    imports = () if wrap.root == "json" and _imported_in_function(ctx, ret, "json") else wrap.imports
     safe = wrap.root == "ensure_json_str" and not callers and safe_wrap(ctx, ret)
     because = () if safe else _unsafe_because(ctx, callers, wrap, False)
     edits, description = _wrapped(ctx, ret, value, wrap)

@@ -743,22 +743,16 @@ class ToolFacts:
             return how
         if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("extend", "update"):
             return f"passes it to `.{parent.func.attr}(...)`"
-        return self._annotated_parameter(key, parent, node)
+        return self._annotated_parameter(key, self.tree(key), parent, node)  # type: ignore[arg-type]
 
-    def _annotated_parameter(self, key: str, call: ast.Call, argument: ast.AST) -> str | None:
-        """``add_resources(result)`` where the project function's parameter is annotated other than
-        ``str``: the text of that parameter."""
-        spelled = dotted(call.func)
-        qual = self.qualify(key, spelled) if spelled else None
-        if qual is None:
-            return None
-        defining = self.module_key(self.canonical(qual).rpartition(".")[0])
-        tree = self.tree(defining) if defining else None
-        target = _top_function(tree, self.canonical(qual).rpartition(".")[2]) if tree else None
+    def _annotated_parameter(self, key: str, tree: ast.Module, call: ast.Call, argument: ast.AST) -> str | None:
+        """``add_resources(result)`` or ``self.add_resources(result)`` where the project function's
+        (or method's) parameter is annotated other than ``str``: the text of that parameter."""
+        target = self._callee_def(key, tree, call.func)
         if target is None:
             return None
-        params = [*target.args.posonlyargs, *target.args.args]
-        param = None
+        on_self = isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
+        params = [*target.args.posonlyargs, *target.args.args][1 if on_self else 0 :]
         if argument in call.args:
             index = call.args.index(argument)  # type: ignore[arg-type]
             param = params[index] if index < len(params) else None
@@ -771,6 +765,38 @@ class ToolFacts:
         if annotation.strip("'\"") in STRING_ANNOTATIONS:
             return None
         return f"passes it to `{target.name}({param.arg}: {annotation})`"
+
+    def _callee_def(self, key: str, tree: ast.Module, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The project's definition of what a call calls: a top-level function, or a method of
+        ``self``'s class or of one of its project base classes."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            owner = self.value_class(key, tree, func.value)
+            return self._method(owner, func.attr) if owner is not None else None
+        spelled = dotted(func)
+        qual = self.qualify(key, spelled) if spelled else None
+        if qual is None:
+            return None
+        module, _, name = self.canonical(qual).rpartition(".")
+        defining = self.module_key(module)
+        found = self.tree(defining) if defining else None
+        return _top_function(found, name) if found is not None else None
+
+    def _method(self, class_qual: str, name: str, depth: int = 0) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        module, _, class_name = self.canonical(class_qual).rpartition(".")
+        key = self.module_key(module)
+        tree = self.tree(key) if key is not None else None
+        cls = (
+            next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == class_name), None) if tree else None
+        )
+        if cls is None or depth > _MAX_DEPTH:
+            return None
+        found = _top_function(cls, name)
+        info = self.info(key) if found is None else None  # type: ignore[arg-type]
+        for base in cls.bases if info is not None else ():
+            spelled = dotted(base)
+            base_qual = self.resolver.local_qual(info, spelled) if spelled else None
+            found = found or (self._method(base_qual, name, depth + 1) if base_qual else None)
+        return found
 
     @cached_property
     def runtime_dependency(self) -> bool:
