@@ -141,7 +141,8 @@ def test_a_method_of_the_callers_class_that_takes_a_list(tmp_path: Path, monkeyp
     (tmp_path / "app" / "actions.py").write_text(
         "from app.tools import SearchTool\n\n\nclass BaseAction:\n"
         "    def add_resources(self, resources: list[dict]) -> None:\n        self.resources = resources\n\n\n"
-        "class Search(BaseAction):\n    def __init__(self) -> None:\n        self._search_tool = SearchTool()\n\n"
+        "class Search(BaseAction):\n    _search_tool: object = None  # a placeholder until __init__\n\n"
+        "    def __init__(self) -> None:\n        self._search_tool = SearchTool()\n\n"
         "    def search(self, query: str) -> None:\n        resources = self._search_tool._run(query=query)\n"
         "        self.add_resources(resources)\n"
     )
@@ -149,7 +150,7 @@ def test_a_method_of_the_callers_class_that_takes_a_list(tmp_path: Path, monkeyp
     report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
     assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
     (reason,) = [s.reason for s in report.skipped if "add_resources" in s.reason]
-    assert "app/actions.py:14 passes it to `add_resources(resources: list[dict])`" in reason
+    assert "app/actions.py:16 passes it to `add_resources(resources: list[dict])`" in reason
 
 
 def test_a_function_that_imports_json_later_gets_no_wrap(tmp_path: Path, monkeypatch):

@@ -228,7 +228,7 @@ def unused_import_edits(ctx: FileContext, edits: list[Edit], added: Iterable[Imp
     inserted = " ".join(e.text for e in edits)
     out = []
     for stmt in _untouched_imports(ctx, edits):
-        gone = [a for a in stmt.names if _left_unused(ctx, stmt, _bound_name(a), replaced, inserted)]
+        gone = [a for a in stmt.names if _left_unused(ctx, _bound_name(a), replaced, inserted)]
         if gone and (len(gone) < len(stmt.names) or _still_imported(ctx, stmt, added)):
             out.extend(_without(ctx, stmt, gone))
     return out
@@ -274,16 +274,30 @@ def _bound_name(alias: ast.alias) -> str | None:
     return None if "." in alias.name or alias.name == "*" else alias.name
 
 
-def _left_unused(
-    ctx: FileContext, stmt: ast.stmt, name: str | None, replaced: list[tuple[int, int]], inserted: str
-) -> bool:
-    """Whether ``name`` was used and every mention of it outside ``stmt`` lies in a replaced span."""
+def _left_unused(ctx: FileContext, name: str | None, replaced: list[tuple[int, int]], inserted: str) -> bool:
+    """Whether ``name`` was used and every use of it lies in a replaced span: its ``Name`` nodes
+    (what ruff's F401 counts), with any mention in a string (a forward reference, ``__all__``)
+    keeping the import."""
     if name is None or re.search(rf"\b{re.escape(name)}\b", inserted):
         return False
-    own = (ctx.node_start(stmt), ctx.node_end(stmt))
-    mentions = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\b", ctx.text)]
-    outside = [m for m in mentions if not own[0] <= m < own[1]]
-    return bool(outside) and all(any(s <= m < e for s, e in replaced) for m in outside)
+    uses = [ctx.node_start(n) for n in ast.walk(ctx.tree) if isinstance(n, ast.Name) and n.id == name]
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    in_strings = any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and word.search(n.value) and not _is_docstring(ctx, n)
+        for n in ast.walk(ctx.tree)
+    )
+    return bool(uses) and not in_strings and all(any(s <= m < e for s, e in replaced) for m in uses)
+
+
+def _is_docstring(ctx: FileContext, node: ast.Constant) -> bool:
+    """Whether a string constant is the docstring of the module, a class or a function."""
+    owners = [ctx.tree, *ctx.facts.enclosing(ctx.tree, node)]
+    return any(
+        getattr(owner, "body", None)
+        and isinstance(owner.body[0], ast.Expr)  # type: ignore[attr-defined]
+        and owner.body[0].value is node  # type: ignore[attr-defined]
+        for owner in owners
+    )
 
 
 def _without(ctx: FileContext, stmt: ast.Import | ast.ImportFrom, gone: list[ast.alias]) -> list[Edit]:

@@ -1086,10 +1086,13 @@ def _own_nodes(function: ast.AST) -> list[ast.AST]:
 
 
 def _self_attribute_values(cls: ast.ClassDef, attr: str, lookups: bool = False) -> list[ast.expr]:
-    """``self.attr = value`` in the class's methods and class-level ``attr: T [= value]``."""
+    """``self.attr = value`` in the class's methods and class-level ``attr: T [= value]`` (not a
+    ``= None`` placeholder)."""
     values: list[ast.expr] = []
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+            if isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                continue  # ``_tool: Any = None``: a placeholder until a method sets it; None has no tool method
             values.append(stmt.value if stmt.value is not None and _readable(stmt.value, lookups) else stmt.annotation)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in _own_nodes(stmt):
