@@ -226,9 +226,13 @@ def unused_import_edits(ctx: FileContext, edits: list[Edit], added: Iterable[Imp
     if not replaced:
         return []
     inserted = " ".join(e.text for e in edits)
+    # only a name the replaced text spells can have lost its uses
+    spelled = set(re.findall(r"\w+", " ".join(ctx.text[start:end] for start, end in replaced)))
     out = []
     for stmt in _untouched_imports(ctx, edits):
-        gone = [a for a in stmt.names if _left_unused(ctx, _bound_name(a), replaced, inserted)]
+        gone = [
+            a for a in stmt.names if _bound_name(a) in spelled and _left_unused(ctx, _bound_name(a), replaced, inserted)
+        ]
         if gone and (len(gone) < len(stmt.names) or _still_imported(ctx, stmt, added)):
             out.extend(_without(ctx, stmt, gone))
     return out

@@ -133,7 +133,7 @@ class ToolFacts:
         self._calls_by_name: dict[str, dict[str, list[ast.Call]]] = {}
         self._parents: dict[tuple[str, int], dict[int, ast.AST]] = {}
         self._receivers: dict[tuple[str, int], str | None] = {}
-        self._file_words: dict[str, frozenset[str]] = {}
+        self._file_words: dict[str, frozenset[bytes]] = {}
         self._file_bytes: dict[str, bytes] = {}
         self._scope_names: dict[tuple[str, int], frozenset[str]] = {}
 
@@ -587,12 +587,13 @@ class ToolFacts:
         names = REACHED_BY.get(name, frozenset({name})) if class_qual else frozenset({name})
         # a receiver is proven of the class only where the file names it, or an instance of it
         needed = self._instance_words(class_qual) if class_qual else {name}
+        spelled_needed = {n.encode() for n in needed}
         spelled = b"|".join(re.escape(n.encode()) for n in sorted(names))
         # the call's own syntax: ``x.run(``, ``f(`` or ``f.invoke(``
         syntax = re.compile(rb"\.\s*(?:" + spelled + rb")\s*\(" if class_qual else rb"\b(?:" + spelled + rb")\s*[.(]")
         found: list[Caller] = []
         for key, file in self.project.files.items():
-            if needed.isdisjoint(self._words(key)) or not syntax.search(self._bytes(key)):
+            if spelled_needed.isdisjoint(self._words(key)) or not syntax.search(self._bytes(key)):
                 continue
             calls = self._calls_in(key)
             candidates = [c for n in sorted(names) for c in calls.get(n, ())]
@@ -632,11 +633,11 @@ class ToolFacts:
                 self._file_bytes[key] = b""
         return self._file_bytes[key]
 
-    def _words(self, key: str) -> frozenset[str]:
+    def _words(self, key: str) -> frozenset[bytes]:
         """The identifiers a file's bytes spell."""
         if key not in self._file_words:
             words = re.findall(rb"\w+", self._bytes(key))
-            self._file_words[key] = frozenset(w.decode("ascii", "replace") for w in words)
+            self._file_words[key] = frozenset(words)
         return self._file_words[key]
 
     def _calls_in(self, key: str) -> dict[str, list[ast.Call]]:
