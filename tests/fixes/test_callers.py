@@ -146,11 +146,17 @@ def test_a_method_of_the_callers_class_that_takes_a_list(tmp_path: Path, monkeyp
         "    def search(self, query: str) -> None:\n        resources = self._search_tool._run(query=query)\n"
         "        self.add_resources(resources)\n"
     )
+    (tmp_path / "app" / "listing.py").write_text(
+        "from pydantic import BaseModel, Field\n\nfrom app.tools import SearchTool\n\n\nclass Lister(BaseModel):\n"
+        "    tool: SearchTool = Field(default_factory=SearchTool)\n\n"
+        "    def titles(self, q: str) -> list:\n        return [r['title'] for r in self.tool._run(query=q)]\n"
+    )
     monkeypatch.chdir(tmp_path)
     report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
     assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
     (reason,) = [s.reason for s in report.skipped if "add_resources" in s.reason]
     assert "app/actions.py:16 passes it to `add_resources(resources: list[dict])`" in reason
+    assert "app/listing.py:10 iterates over it" in reason  # the field's annotation says what pydantic builds
 
 
 def test_a_function_that_imports_json_later_gets_no_wrap(tmp_path: Path, monkeypatch):

@@ -1094,7 +1094,10 @@ def _self_attribute_values(cls: ast.ClassDef, attr: str, lookups: bool = False) 
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
             if isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 continue  # ``_tool: Any = None``: a placeholder until a method sets it; None has no tool method
-            values.append(stmt.value if stmt.value is not None and _readable(stmt.value, lookups) else stmt.annotation)
+            # ``tool: T = Field(default_factory=T)``: pydantic builds a T, the annotation says which
+            field = isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in ("Field", "pydantic.Field")
+            readable = stmt.value is not None and not field and _readable(stmt.value, lookups)
+            values.append(stmt.value if readable else stmt.annotation)  # type: ignore[arg-type]
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in _own_nodes(stmt):
                 targets = (
