@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dispatchguard.fix import apply_fixes
 from dispatchguard.lint import load_config
 
@@ -183,3 +185,31 @@ def test_the_message_names_the_projects_dispatcher(tmp_path: Path, monkeypatch):
     own = dataclasses.replace(config, dispatchers=(*config.dispatchers, "app.dispatch.Router.execute"))
     (named,) = check_source(source, own)
     assert named.message.endswith("go through `app.dispatch.Router.execute(...)`")
+
+
+CALL_SHAPES = {
+    'TOOLS["escalate"].invoke({"reason": r})': 'ROUTER.execute("escalate", {"reason": r})',
+    'TOOLS["escalate"].run({"reason": r})': 'ROUTER.execute("escalate", {"reason": r})',
+    'TOOLS["escalate"].invoke(r)': "input is not a dict literal",
+    'TOOLS["escalate"].invoke({"reason": r}, config=None)': "fixed only with a single dict literal argument",
+    'TOOLS["escalate"].run(r)': "positional arguments cannot be mapped",
+    'TOOLS["escalate"].run(**r)': "**kwargs cannot be mapped",
+    'TOOLS["escalate"].run(*r)': "*args cannot be mapped",
+    'TOOLS["escalate"].run(reason=r, callbacks=None)': "callbacks configure the call",
+    "TOOLS[r].run(reason=r)": "the registry key is not a string literal",
+    "EscalateTool().run(reason=r)": 'ROUTER.execute("escalate", {"reason": r})',
+}
+
+
+@pytest.mark.parametrize(("call", "expected"), list(CALL_SHAPES.items()), ids=list(CALL_SHAPES))
+def test_call_shapes(call: str, expected: str, tmp_path: Path, monkeypatch):
+    project = make(tmp_path, ["app.dispatch.Router.execute"], ("dispatch", ROUTER))
+    (project / "app" / "agent.py").write_text(
+        f"from app.registry import TOOLS\nfrom app.tools import EscalateTool\n\n\ndef go(r):\n    return {call}\n"
+    )
+    monkeypatch.chdir(project)
+    report = apply_fixes(["app/agent.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG101"])
+    if report.applied:
+        assert expected in (project / "app" / "agent.py").read_text()
+    else:
+        assert expected in report.skipped[0].reason
