@@ -390,7 +390,7 @@ def test_fix_then_report_what_is_left(project):
     done = run_cli("check", "--no-cache", "--unsafe-fixes")
     fixed = tools.read_text(encoding="utf-8")
     # the project does not depend on dispatchguard at run time: the return is wrapped in json.dumps
-    assert 'return json.dumps({"query": query})' in fixed
+    assert 'return json.dumps({"query": query}, ensure_ascii=False, default=str)' in fixed
     assert "ensure_json_str" not in fixed
     assert "DG103" not in done.stdout
     assert "Fixed" in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ class Fix:
     safe: bool
     description: str
     imports: tuple[Import, ...] = ()
+    #: for an unsafe fix, what makes it unsafe (``direct calls read the raw return at a.py:3``)
+    unsafe_because: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,12 @@ class NoFix:
 
 
 class FileContext:
-    """One file to fix: its text, its ``ast`` tree, and the project's tool facts."""
+    """One file to fix: its text, its ``ast`` tree, the project's tool facts, and the findings of
+    the file this pass fixes (a fixer may depend on what the others change)."""
 
-    def __init__(self, key: str, text: str, tree: ast.Module, facts: ToolFacts) -> None:
+    def __init__(self, key: str, text: str, tree: ast.Module, facts: ToolFacts, findings: Sequence[Any] = ()) -> None:
         self.key = key
+        self.findings = tuple(findings)
         self.text = text
         self.tree = tree
         self.facts = facts

@@ -87,24 +87,38 @@ def _only_registered(ctx: FileContext, name: str, dispatcher: Dispatcher) -> boo
     return True
 
 
-def _mentions_are_registrations(tree: ast.Module, name: str, read_by_dispatcher: Callable[[ast.expr], bool]) -> bool:
+def _registered_arguments(tree: ast.Module, read_by_dispatcher: Callable[[ast.expr], bool]) -> set[int]:
+    """The ``name`` nodes of ``<registry>.register("key", name)`` calls on registries the dispatcher reads."""
     registered: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "register":
-            if len(node.args) >= 2 and isinstance(node.args[1], ast.Name) and read_by_dispatcher(node.func.value):
-                registered.add(id(node.args[1]))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == name and id(node) not in registered:
-            return False
-        if isinstance(node, ast.Attribute) and node.attr == name:
-            return False  # module.search(...): a use under its module's name
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any(alias.asname and alias.name.rsplit(".", 1)[-1] == name for alias in node.names):
-                return False  # used under another name
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            if node not in tree.body:
-                return False  # a nested namesake: which one a mention means is not this proof's
-    return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "register"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Name)
+            and read_by_dispatcher(node.func.value)
+        ):
+            registered.add(id(node.args[1]))
+    return registered
+
+
+def _other_use(tree: ast.Module, node: ast.AST, name: str, registered: set[int]) -> bool:
+    """Whether ``node`` uses ``name`` otherwise than as a registration's argument."""
+    if isinstance(node, ast.Name):
+        return node.id == name and id(node) not in registered
+    if isinstance(node, ast.Attribute):
+        return node.attr == name  # module.search(...): a use under its module's name
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any(alias.asname and alias.name.rsplit(".", 1)[-1] == name for alias in node.names)  # another name
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name and node not in tree.body  # a nested namesake: which one a mention means is unknown
+    return False
+
+
+def _mentions_are_registrations(tree: ast.Module, name: str, read_by_dispatcher: Callable[[ast.expr], bool]) -> bool:
+    registered = _registered_arguments(tree, read_by_dispatcher)
+    return not any(_other_use(tree, node, name, registered) for node in ast.walk(tree))
 
 
 def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:

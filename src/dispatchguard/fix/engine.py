@@ -67,6 +67,7 @@ def apply_fixes(
     compute the unified diff). ``select``/``ignore`` restrict the codes fixed and reported, on top
     of the configuration. Returns what was applied, skipped and what remains."""
     from dispatchguard.lint import check_paths
+    from dispatchguard.lint.parsing import quiet_parsing
 
     report = FixReport()
     str_paths = [os.fspath(p) for p in paths]
@@ -82,12 +83,79 @@ def apply_fixes(
         return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir)
 
     try:
-        return _passes(
-            report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
-        )
+        with quiet_parsing():  # the fixer parses many files too, and keeps their trees for a pass
+            return _passes(
+                report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
+            )
     finally:
         if scratch is not None:
             scratch.cleanup()
+
+
+class _Run:
+    """The state of one fix run across its passes: the files' first and latest bytes, the fixes
+    applied so far, and each file's skipped findings of the latest pass that read it."""
+
+    def __init__(self, report: FixReport, settings: IsortSettings, *, unsafe: bool, diff: bool) -> None:
+        self.report = report
+        self.settings = settings
+        self.unsafe = unsafe
+        self.diff = diff
+        self.originals: dict[str, bytes] = {}
+        self.current: dict[str, bytes] = {}  # latest text of every file a fix changed
+        self.applied_keys: set[tuple[str, int, int, str]] = set()
+        self.last_skipped: dict[str, list[SkippedFix]] = {}
+
+    def one_pass(self, active: list[Any], facts: Any) -> bool:
+        """Fix the files of ``active`` findings; whether any file changed."""
+        by_file: dict[str, list[Any]] = defaultdict(list)
+        for finding in active:
+            by_file[finding.path].append(finding)
+        changed = False
+        for file_path, findings in sorted(by_file.items()):
+            changed = self.fix_one(file_path, findings, facts) or changed
+        return changed
+
+    def fix_one(self, file_path: str, findings: list[Any], facts: Any) -> bool:
+        if not any(f.code in FIXERS for f in findings):
+            self.last_skipped[file_path] = [
+                SkippedFix(file_path, f.line, f.col, f.code, no_fix_reason(f.code), "unfixable") for f in findings
+            ]
+            return False
+        path = Path(file_path)
+        try:
+            src = read_source(path)
+        except OSError as exc:
+            self.last_skipped[file_path] = [
+                SkippedFix(file_path, f.line, f.col, f.code, f"cannot read the file: {exc}", "dropped")
+                for f in findings
+            ]
+            return False
+        self.originals.setdefault(file_path, src.data)
+        new_data, applied, skipped = fix_file(
+            path.absolute().as_posix(), file_path, src.data, findings, facts, self.settings, unsafe=self.unsafe
+        )
+        self.last_skipped[file_path] = skipped
+        if new_data == src.data:
+            return False
+        for fix in applied:
+            key = (fix.path, fix.line, fix.col, fix.code)
+            if key not in self.applied_keys:
+                self.applied_keys.add(key)
+                self.report.applied.append(fix)
+        self.current[file_path] = new_data
+        if not self.diff:
+            atomic_write(path, new_data, mode=src.mode)
+        return True
+
+    def finish(self, remaining: list[Any]) -> FixReport:
+        report = self.report
+        report.remaining = remaining
+        report.skipped = [s for skips in self.last_skipped.values() for s in skips]
+        report.changed_files = sorted(p for p, data in self.current.items() if data != self.originals.get(p))
+        if self.diff:
+            report.diff = "".join(unified_diff(p, self.originals[p], self.current[p]) for p in report.changed_files)
+        return report
 
 
 def _passes(
@@ -105,67 +173,22 @@ def _passes(
     from dispatchguard.lint.engine import project_files
     from dispatchguard.lint.tool_facts import ToolFacts
 
-    originals: dict[str, bytes] = {}
-    current: dict[str, bytes] = {}  # latest text of every file a fix changed
-    applied_keys: set[tuple[str, int, int, str]] = set()
-    last_skipped: dict[str, list[SkippedFix]] = {}
+    def active_of(findings: list[Any]) -> list[Any]:
+        return [f for f in findings if not f.suppressed and _selected(f.code, select, ignore)]
 
+    run = _Run(report, settings, unsafe=unsafe, diff=diff)
     active: list[Any] = []
+    changed = False
     for _ in range(1 if diff else MAX_PASSES):
         result = check(str_paths)
         report.files_checked = max(report.files_checked, result.files_checked)
-        active = [f for f in result.findings if not f.suppressed and _selected(f.code, select, ignore)]
-        by_file: dict[str, list[Any]] = defaultdict(list)
-        for finding in active:
-            by_file[finding.path].append(finding)
-        changed_this_pass = False
+        active = active_of(result.findings)
         # the facts are read afresh each pass: a fix may have changed the files they come from
-        facts = (
-            ToolFacts(config, project_files(str_paths, config)[0]) if any(f.code in FIXERS for f in active) else None
-        )
-        for file_path, findings in sorted(by_file.items()):
-            if not any(f.code in FIXERS for f in findings):
-                last_skipped[file_path] = [
-                    SkippedFix(file_path, f.line, f.col, f.code, no_fix_reason(f.code), "unfixable") for f in findings
-                ]
-                continue
-            path = Path(file_path)
-            try:
-                src = read_source(path)
-            except OSError as exc:
-                last_skipped[file_path] = [
-                    SkippedFix(file_path, f.line, f.col, f.code, f"cannot read the file: {exc}", "dropped")
-                    for f in findings
-                ]
-                continue
-            originals.setdefault(file_path, src.data)
-            assert facts is not None
-            new_data, applied, skipped = fix_file(
-                path.absolute().as_posix(), file_path, src.data, findings, facts, settings, unsafe=unsafe
-            )
-            last_skipped[file_path] = skipped
-            if new_data == src.data:
-                continue
-            for fix in applied:
-                key = (fix.path, fix.line, fix.col, fix.code)
-                if key not in applied_keys:
-                    applied_keys.add(key)
-                    report.applied.append(fix)
-            current[file_path] = new_data
-            if not diff:
-                atomic_write(path, new_data, mode=src.mode)
-            changed_this_pass = True
-        if not changed_this_pass:
+        fixable = any(f.code in FIXERS for f in active)
+        facts = ToolFacts(config, project_files(str_paths, config)[0]) if fixable else None
+        changed = run.one_pass(active, facts)
+        if not changed:
             break
-
-    if diff:
-        # Nothing was written: what remains is what the diff does not fix.
-        report.remaining = [f for f in active if (f.path, f.line, f.col, f.code) not in applied_keys]
-    else:
-        report.remaining = active if not changed_this_pass else check(str_paths).findings
-        report.remaining = [f for f in report.remaining if not f.suppressed and _selected(f.code, select, ignore)]
-    report.skipped = [s for skips in last_skipped.values() for s in skips]
-    report.changed_files = sorted(p for p, data in current.items() if data != originals.get(p))
-    if diff:
-        report.diff = "".join(unified_diff(p, originals[p], current[p]) for p in report.changed_files)
-    return report
+    if diff:  # nothing was written: what remains is what the diff does not fix
+        return run.finish([f for f in active if (f.path, f.line, f.col, f.code) not in run.applied_keys])
+    return run.finish(active if not changed else active_of(check(str_paths).findings))

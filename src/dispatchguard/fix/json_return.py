@@ -1,43 +1,73 @@
 """The fix DG103 (tool methods) and DG104 (tool functions) share: make a returned value JSON
-text, by what the value is proven to be. The rules differ only in when the wrap is safe, which
-each decides (:mod:`.dg103`, :mod:`.dg104`) and passes in as ``safe_wrap``.
+text, by what the value is proven to be, with a rewrite that cannot raise on the values a tool
+returns. The rules differ only in when the wrap is safe, which each decides (:mod:`.dg103`,
+:mod:`.dg104`) and passes in as ``safe_wrap``.
 
-* ``return obj.model_dump(...)`` becomes ``return obj.model_dump_json(...)`` only when ``obj`` is
-  proven to be a pydantic model (its class derives from ``pydantic.BaseModel`` or a known pydantic
-  tool base, through the lint index); always unsafe (other whitespace than ``ensure_json_str``).
+* ``return obj.model_dump()`` becomes ``return obj.model_dump_json()`` when ``obj`` is proven a
+  pydantic model (its class derives from ``pydantic.BaseModel`` or a known pydantic tool base,
+  through the lint index); with arguments, ``json.dumps(obj.model_dump(mode="json", ...),
+  ensure_ascii=False)`` (``mode="json"`` turns datetimes, UUIDs, enums... into JSON values).
 * Any other flagged value ``v`` becomes ``ensure_json_str(v)`` when the project depends on
-  dispatchguard at run time, else ``json.dumps(v)``: a fix never adds a run-time dependency. A
-  bare ``return`` becomes ``return ensure_json_str(None)`` / ``return json.dumps(None)``.
+  dispatchguard at run time (it never raises), else ``json.dumps(v, ensure_ascii=False,
+  default=str)``: a fix never adds a run-time dependency, never escapes non-ASCII text (``20°C``
+  stays readable), and a value ``json`` cannot encode (``datetime``, ``date``, ``UUID``,
+  ``Decimal``, a set, an enum member that is no ``str``/``int``, a pydantic model) becomes its
+  ``str()`` text instead of raising. A bare ``return`` becomes ``return ensure_json_str(None)`` /
+  ``return json.dumps(None)``.
 * Only the flagged expression is wrapped: for a ``(content, artifact)`` tool that is the content
-  element, never the whole tuple.
-* No fix: generator expressions and lambdas (no JSON for them), a finding outside a ``return``
-  (a ``pass``-only body, a body that can end without one), ``.model_dump(mode=...)`` on a model
-  (``model_dump_json`` has no ``mode``).
+  element, never the whole tuple. Otherwise the function's return annotation becomes ``str``.
+* No fix: generator expressions and lambdas (no JSON for them); a finding outside a ``return``;
+  a return that delegates to a method or function whose own returns this pass fixes
+  (``return self._run(...)`` in ``_arun``: wrapping both would encode the value twice); a value
+  project code (not a test) reads as a non-string through a direct call (``left < 0``,
+  ``add_resources(resources: list[dict])``): the fix would break that caller, so the report names it.
+
+Every fix that is not safe says why: the direct callers and the tests that read the raw return
+(``path:line``), the project's own dispatcher, or the framework that receives the value.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
-from dispatchguard.lint.tool_facts import Unknown
+from dispatchguard.lint.tool_facts import Caller, Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
 SafeWrap = Callable[[FileContext, ast.Return], bool]
+JSON_RETURN_CODES = frozenset({"DG103", "DG104"})
 
 _NO_FIX = {
     ast.GeneratorExp: "a generator has no JSON form; return a list or json.dumps(list(...))",
     ast.Lambda: "a function has no JSON form",
 }
+#: How a call hands a function to run elsewhere (``asyncio.to_thread(self._run, ...)``).
+_RUNNERS = frozenset({"to_thread", "run_in_executor", "run_sync"})
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _wrapper(ctx: FileContext) -> tuple[str, Import]:
+@dataclass(frozen=True)
+class Wrap:
+    """``opening + value + closing``, the name it needs free in the module, and its import."""
+
+    opening: str
+    closing: str
+    root: str
+    imports: tuple[Import, ...]
+
+    @property
+    def label(self) -> str:
+        return self.opening.rstrip("(")
+
+
+def _wrap(ctx: FileContext) -> Wrap:
     """``ensure_json_str`` when the project depends on dispatchguard at run time, else ``json.dumps``."""
     if ctx.facts.runtime_dependency:
-        return "ensure_json_str", Import("dispatchguard", "ensure_json_str")
-    return "json.dumps", Import("json")
+        return Wrap("ensure_json_str(", ")", "ensure_json_str", (Import("dispatchguard", "ensure_json_str"),))
+    return Wrap("json.dumps(", ", ensure_ascii=False, default=str)", "json", (Import("json"),))
 
 
 def runtime_dispatcher_only(ctx: FileContext, method: str | None) -> bool:
@@ -48,7 +78,7 @@ def runtime_dispatcher_only(ctx: FileContext, method: str | None) -> bool:
     return not isinstance(dispatcher, Unknown) and dispatcher.runtime and not ctx.facts.calls_tool_methods(method)
 
 
-def enclosing_function(ctx: FileContext, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def enclosing_function(ctx: FileContext, node: ast.AST) -> Function | None:
     """The innermost function around ``node``."""
     for scope in reversed(ctx.facts.enclosing(ctx.tree, node)):
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -56,21 +86,205 @@ def enclosing_function(ctx: FileContext, node: ast.AST) -> ast.FunctionDef | ast
     return None
 
 
-def _imported_in_function(ctx: FileContext, node: ast.AST, module: str) -> bool:
-    """Whether a function around ``node`` has its own ``import <module>`` (which then serves it,
-    and makes a module-level import unused)."""
+def _enclosing_class(ctx: FileContext, function: Function) -> ast.ClassDef | None:
+    """The top-level class ``function`` is a method of, if it is one."""
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, ast.ClassDef) and function in stmt.body:
+            return stmt
+    return None
+
+
+def _local_import(ctx: FileContext, node: ast.AST, module: str) -> str | None:
+    """Whether a function around ``node`` has its own ``import <module>`` (which makes the name
+    local to it): ``"before"`` when an unconditional one runs before ``node`` (it then serves the
+    wrap, and a module-level import would be unused), ``"elsewhere"`` otherwise (the wrap would
+    read the local name before it is bound), None when no function imports it."""
     if f"import {module}" not in ctx.text:
-        return False
-    for scope in ctx.facts.enclosing(ctx.tree, node):
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            todo: list[ast.AST] = list(scope.body)
-            while todo:
-                current = todo.pop()
-                if isinstance(current, ast.Import) and any(a.name == module and not a.asname for a in current.names):
-                    return True
-                if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                    todo.extend(ast.iter_child_nodes(current))
-    return False
+        return None
+    for scope in reversed(ctx.facts.enclosing(ctx.tree, node)):
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        imports = [n for n in _own_statements(scope) if _imports_plainly(n, module)]
+        if not imports:
+            continue
+        line = getattr(node, "lineno", 0)
+        return "before" if any(i in scope.body and i.lineno < line for i in imports) else "elsewhere"
+    return None
+
+
+def _imports_plainly(node: ast.AST, module: str) -> bool:
+    return isinstance(node, ast.Import) and any(a.name == module and not a.asname for a in node.names)
+
+
+def _own_statements(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not those of nested functions, classes or lambdas."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(getattr(function, "body", []))
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(current))
+    return out
+
+
+def _delegate(ctx: FileContext, value: ast.expr, function: Function | None) -> str | None:
+    """The name of the method or function ``value`` hands its result from (``self._run(...)``,
+    ``await asyncio.to_thread(self._run, ...)``, ``helper(...)``) when this pass fixes a return
+    of that callee too."""
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return None
+    targets = [value.func]
+    if isinstance(value.func, ast.Attribute) and value.func.attr in _RUNNERS:
+        targets = list(value.args)
+    cls = _enclosing_class(ctx, function) if function is not None else None
+    for target in targets:
+        callee = _callee(ctx, target, cls)
+        if callee is not None and callee is not function and _has_fixed_return(ctx, callee):
+            return callee.name
+    return None
+
+
+def _callee(ctx: FileContext, target: ast.expr, cls: ast.ClassDef | None) -> Function | None:
+    """The function of this file ``target`` names: ``self.m``/``cls.m`` in ``cls``, or a top-level one."""
+    if (
+        cls is not None
+        and isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id in ("self", "cls")
+    ):
+        body, name = cls.body, target.attr
+    elif isinstance(target, ast.Name):
+        body, name = ctx.tree.body, target.id
+    else:
+        return None
+    return next((s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name), None)
+
+
+def _has_fixed_return(ctx: FileContext, function: Function) -> bool:
+    """Whether one of the file's DG103/DG104 findings being fixed lies in ``function``."""
+    end = function.end_lineno or function.lineno
+    return any(f.code in JSON_RETURN_CODES and function.lineno <= f.line <= end for f in ctx.findings)
+
+
+def _callers(ctx: FileContext, function: Function | None) -> list[Caller]:
+    """The project's direct calls of the tool method or function holding the return."""
+    if function is None:
+        return []
+    module = ctx.facts.module_name(ctx.key)
+    if function in ctx.tree.body:
+        return ctx.facts.callers(f"{module}.{function.name}")
+    cls = _enclosing_class(ctx, function)
+    return ctx.facts.callers(function.name, f"{module}.{cls.name}") if cls is not None else []
+
+
+def _model_dump(
+    ctx: FileContext, value: ast.expr, wrap: Wrap
+) -> tuple[tuple[Edit, ...], str, tuple[Import, ...]] | None:
+    """The rewrite of ``obj.model_dump(...)`` on a proven pydantic model: (edits, description, imports)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "model_dump"):
+        return None
+    cls = ctx.facts.value_class(ctx.key, ctx.tree, value.func.value)
+    if cls is None or not ctx.facts.is_pydantic_model(cls):
+        return None
+    short = cls.rsplit(".", 1)[-1]
+    if not value.args and not value.keywords:
+        end = ctx.node_end(value.func)
+        edit = Edit(end - len("model_dump"), end, "model_dump_json")
+        return (edit,), f"model_dump() -> model_dump_json() (`{short}` is a pydantic model)", ()
+    if wrap.root != "json" and ctx.facts.qualify(ctx.key, "json") not in (None, "json"):
+        return None
+    mode = next((k for k in value.keywords if k.arg == "mode"), None)
+    if mode is None:
+        first = min((*value.args, *value.keywords), key=lambda n: (n.lineno, n.col_offset))
+        at = ctx.node_start(first)
+        mode_edit = Edit(at, at, 'mode="json", ')
+    else:
+        mode_edit = Edit(ctx.node_start(mode.value), ctx.node_end(mode.value), '"json"')
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    edits = (Edit(start, start, "json.dumps("), mode_edit, Edit(end, end, ", ensure_ascii=False)"))
+    return edits, f'json.dumps(model_dump(mode="json", ...)) (`{short}` is a pydantic model)', (Import("json"),)
+
+
+def _annotation_edit(ctx: FileContext, function: Function | None) -> tuple[Edit, ...]:
+    """``-> dict`` becomes ``-> str``: the function now returns JSON text."""
+    returns = function.returns if function is not None else None
+    if returns is None:
+        return ()
+    spelled = ast.unparse(returns).strip("'\"")
+    if spelled in ("str", "builtins.str"):
+        return ()
+    return (Edit(ctx.node_start(returns), ctx.node_end(returns), "str"),)
+
+
+def _grouped(callers: list[Caller]) -> list[str]:
+    """``a.py:3,9`` per file, in the order found."""
+    lines: dict[str, list[str]] = {}
+    for caller in callers:
+        lines.setdefault(caller.relpath, []).append(str(caller.line))
+    return [f"{path}:{','.join(dict.fromkeys(found))}" for path, found in lines.items()]
+
+
+def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_dump: bool) -> tuple[str, ...]:
+    """What makes a fix unsafe, for the user to review: callers first, then the receivers."""
+    direct = _grouped([c for c in callers if not c.is_test])
+    tests = _grouped([c for c in callers if c.is_test])
+    because = []
+    if direct:
+        because.append("direct calls read the raw return at " + ", ".join(direct))
+    if tests:
+        because.append("tests read the raw return at " + ", ".join(tests))
+    dispatcher = ctx.facts.dispatcher
+    if not isinstance(dispatcher, Unknown) and not dispatcher.runtime:
+        because.append(f"the project's dispatcher `{dispatcher.module}.{dispatcher.function}` receives the new value")
+    elif model_dump or wrap.root == "json":
+        because.append("the framework that runs the tool receives a `str` where it received the value")
+    return tuple(because)
+
+
+def _imports_for(ctx: FileContext, ret: ast.Return, imports: tuple[Import, ...]) -> tuple[Import, ...] | NoFix:
+    """The imports a rewrite needs at module level: none for ``json`` when the function imports it
+    before the return; no fix when it imports it only later (the name is local and unbound there)."""
+    if Import("json") not in imports:
+        return imports
+    local = _local_import(ctx, ret, "json")
+    if local == "elsewhere":
+        return NoFix("the function imports `json` itself after this return (or in a branch): `json` is unbound here")
+    return () if local == "before" else imports
+
+
+def _blocked(
+    ctx: FileContext, value: ast.expr | None, function: Function | None, callers: list[Caller]
+) -> NoFix | None:
+    """Why the value must not be wrapped at all: no JSON form, a second encoding, a broken caller."""
+    for kind, reason in _NO_FIX.items():
+        if isinstance(value, kind):
+            return NoFix(reason)
+    delegate = _delegate(ctx, value, function) if value is not None else None
+    if delegate is not None:
+        return NoFix(
+            f"returns what `{delegate}` returns, which this run makes JSON text: wrapping it would encode twice"
+        )
+    breaking = [c for c in callers if not c.is_test and c.use is not None]
+    if breaking:
+        uses = "; ".join(f"{c.where} {c.use}" for c in breaking)
+        return NoFix(f"project code uses the returned value as a non-string ({uses}): change that caller first")
+    return None
+
+
+def _wrapped(ctx: FileContext, ret: ast.Return, value: ast.expr | None, wrap: Wrap) -> tuple[tuple[Edit, ...], str]:
+    """The edits that wrap the value (``None`` for a bare return), and their description."""
+    if value is None:
+        end = ctx.node_end(ret)
+        edit = Edit(end, end, f" {wrap.opening}None{wrap.closing}")
+        return (edit,), f"return {wrap.label}(None) (a bare return is often a forgotten value)"
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
+    opening, closing = (wrap.opening + "(", ")" + wrap.closing) if bare_tuple else (wrap.opening, wrap.closing)
+    part = "the returned value" if value is ret.value else "the returned content (not the artifact)"
+    return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.label}(...)"
 
 
 def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix | NoFix:
@@ -79,46 +293,24 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     if flagged is None:
         return NoFix("no return statement to rewrite (a pass-only body, or one that can end without a return)")
     ret, value = flagged
-    name, needed = _wrapper(ctx)
-    imports: tuple[Import, ...] = (needed,)
-    if needed.name is None and _imported_in_function(ctx, ret, needed.module):
-        imports = ()
-    taken = ctx.facts.qualify(ctx.key, name.split(".")[0])
+    function = enclosing_function(ctx, ret)
+    callers = _callers(ctx, function)
+    blocked = _blocked(ctx, value, function, callers)
+    if blocked is not None:
+        return blocked
+    wrap = _wrap(ctx)
+    taken = ctx.facts.qualify(ctx.key, wrap.root)
     if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
-        return NoFix(f"`{name.split('.')[0]}` names something else in this module")
-
-    def safe() -> bool:
-        return name == "ensure_json_str" and safe_wrap(ctx, ret)
-
-    if value is None:
-        end = ctx.node_end(ret)
-        return Fix(
-            edits=(Edit(end, end, f" {name}(None)"),),
-            safe=safe(),
-            description=f"return {name}(None) (a bare return is often a forgotten value)",
-            imports=imports,
-        )
-    for kind, reason in _NO_FIX.items():
-        if isinstance(value, kind):
-            return NoFix(reason)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "model_dump":
-        cls = ctx.facts.value_class(ctx.key, ctx.tree, value.func.value)
-        if cls is not None and ctx.facts.is_pydantic_model(cls):
-            if any(k.arg == "mode" for k in value.keywords):
-                return NoFix("model_dump(mode=...) has no model_dump_json equivalent")
-            end = ctx.node_end(value.func)
-            return Fix(
-                edits=(Edit(end - len("model_dump"), end, "model_dump_json"),),
-                safe=False,
-                description=f"model_dump() -> model_dump_json() (`{cls.rsplit('.', 1)[-1]}` is a pydantic model)",
-            )
-    start, end = ctx.node_start(value), ctx.node_end(value)
-    bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
-    opening, closing = (f"{name}((", "))") if bare_tuple else (f"{name}(", ")")
-    part = "the returned value" if value is ret.value else "the returned content (not the artifact)"
-    return Fix(
-        edits=(Edit(start, start, opening), Edit(end, end, closing)),
-        safe=safe(),
-        description=f"wrap {part} in {name}(...)",
-        imports=imports,
-    )
+        return NoFix(f"`{wrap.root}` names something else in this module")
+    annotation = _annotation_edit(ctx, function) if value is None or value is ret.value else ()
+    dumped = _model_dump(ctx, value, wrap) if value is not None else None
+    imports = _imports_for(ctx, ret, wrap.imports if dumped is None else dumped[2])
+    if isinstance(imports, NoFix):
+        return imports
+    if dumped is not None:
+        edits, description, _ = dumped
+        return Fix((*edits, *annotation), False, description, imports, _unsafe_because(ctx, callers, wrap, True))
+    safe = wrap.root == "ensure_json_str" and not callers and safe_wrap(ctx, ret)
+    because = () if safe else _unsafe_because(ctx, callers, wrap, False)
+    edits, description = _wrapped(ctx, ret, value, wrap)
+    return Fix((*edits, *annotation), safe, description, imports, because)

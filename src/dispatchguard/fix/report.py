@@ -17,6 +17,8 @@ class AppliedFix:
     code: str
     description: str
     safe: bool
+    #: for an unsafe fix, what makes it unsafe (callers and tests that read the raw return)
+    unsafe_because: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,11 @@ class LintConfig:
         return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}"
 
     @property
+    def own_dispatchers(self) -> tuple[str, ...]:
+        """The configured dispatchers that are the project's, not dispatchguard's defaults."""
+        return tuple(d for d in self.dispatchers if d not in DEFAULT_DISPATCHERS)
+
+    @property
     def dispatchers_configured(self) -> bool:
         """Whether ``dispatchers`` names the project's dispatch points (rather than detection)."""
         return self.dispatchers != DEFAULT_DISPATCHERS

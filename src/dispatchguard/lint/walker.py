@@ -202,6 +202,11 @@ class Context:
         return registry_lookup_by_caller(self, node, fn)
 
     @property
+    def own_dispatchers(self) -> tuple[str, ...]:
+        """The project's configured dispatchers (dispatchguard's own left out), for messages."""
+        return self.resolver.config.own_dispatchers
+
+    @property
     def tool_modules_configured(self) -> bool:
         """Whether the configuration names the tool modules (an explicit setting means what it says)."""
         return self.resolver.config.tool_modules_configured

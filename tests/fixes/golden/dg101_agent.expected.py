@@ -41,7 +41,7 @@ def retry(times):
 
 
 class Planner:
-    search: SearchTool
+    search: SearchTool = SearchTool()
 
     def __init__(self) -> None:
         self.quotes = REGISTRY["quote"]

@@ -15,7 +15,8 @@ class KpiTool(BaseTool):
         return json.dumps({"name": name, "current": current})
 
 
-def track(tool: KpiTool) -> str:
+def track() -> str:
+    tool = KpiTool()
     old = dispatch_tool("KPI Tracker", {"name": "signups", "current": 3})
     new = dispatch_tool("kpi", {"name": "signups",   "current": 3})
     return old + new

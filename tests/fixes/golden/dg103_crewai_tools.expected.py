@@ -33,9 +33,9 @@ class MetricsTool(BaseTool):
                 "kind": "invalid_args",
             })
         metric = Metric(name=name, latest=helper(values[-1])["v"])
-        return metric.model_dump_json(
-            exclude_none=True,  # keep the payload small
-        )
+        return json.dumps(metric.model_dump(
+            mode="json", exclude_none=True,  # keep the payload small
+        ), ensure_ascii=False)
 
 
 class KpiTool(BaseTool):

@@ -16,7 +16,7 @@ def calculate(expression: str) -> str:
 
 
 @tool("Tags")
-def tags(text: str) -> list:
+def tags(text: str) -> str:
     """The #tags of a text."""
     found = sorted({w[1:] for w in text.split() if w.startswith("#")})
     return ensure_json_str([

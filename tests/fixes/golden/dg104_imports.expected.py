@@ -11,12 +11,12 @@ from app.units import celsius
 
 
 @tool("Weather")
-def weather(city: str) -> dict:
+def weather(city: str) -> str:
     """Today's weather."""
     return ensure_json_str({"city": city, "day": date.today().isoformat(), "unit": celsius(), "keyed": "K" in os.environ})
 
 
 @lc_tool
-def forecast(city: str) -> list:
+def forecast(city: str) -> str:
     """The next days."""
     return ensure_json_str([city, celsius()])

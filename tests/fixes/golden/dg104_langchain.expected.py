@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dispatchguard import TOOL_REGISTRY, ensure_json_str
 from langchain_core.tools import StructuredTool, tool
 from pydantic import BaseModel
@@ -13,7 +15,7 @@ class Quote(BaseModel):
 
 
 @tool
-def company(domain: str) -> dict:
+def company(domain: str) -> str:
     """Look up a company by its email domain."""
     if not domain:
         return ensure_json_str(None)  # a forgotten value? the fix makes it "null"
@@ -31,8 +33,8 @@ def quote(item: str) -> str:
 
 @tool
 def quote_for_humans(item: str) -> str:
-    """model_dump_json has no mode: no fix."""
-    return Quote(item=item, price=1.5).model_dump(mode="json")
+    """A mode is kept as JSON: json.dumps of model_dump(mode="json")."""
+    return json.dumps(Quote(item=item, price=1.5).model_dump(mode="json"), ensure_ascii=False)
 
 
 @tool(response_format="content_and_artifact")
@@ -54,7 +56,7 @@ def letters(word: str) -> str:
     return (c for c in word)
 
 
-def multiply(a: float, b: float) -> float:
+def multiply(a: float, b: float) -> str:
     return ensure_json_str(a * b / 1)
 
 

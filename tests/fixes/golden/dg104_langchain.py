@@ -31,7 +31,7 @@ def quote(item: str) -> str:
 
 @tool
 def quote_for_humans(item: str) -> str:
-    """model_dump_json has no mode: no fix."""
+    """A mode is kept as JSON: json.dumps of model_dump(mode="json")."""
     return Quote(item=item, price=1.5).model_dump(mode="json")
 
 

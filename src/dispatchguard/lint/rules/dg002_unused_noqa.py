@@ -57,6 +57,8 @@ RULE = Rule(
     summary="`# noqa` directive that suppresses no DG finding",
     message="unused `noqa` directive ({detail})",
     reporter="engine",
+    fixer="dispatchguard.fix.dg002",
+    fix_title="remove the unused codes, or the whole directive",
     valid=(
         snippet("""
             from crewai.tools import BaseTool

@@ -29,6 +29,12 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test
 
 
+def _dispatcher(ctx: Context) -> str:
+    """The project's own dispatcher when it configures one, else dispatchguard's."""
+    own = ctx.own_dispatchers
+    return f"{own[0]}(...)" if own else "dispatch_tool(ToolAction(...))"
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
@@ -38,17 +44,18 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver):
             return  # a tool's own methods; the project's dispatch point running the tool it looked up
         if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
-            ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(receiver)}.{func.attr}(...)"))
+            call = f"{describe(receiver)}.{func.attr}(...)"
+            ctx.report(node, RULE.code, RULE.message.format(call=call, dispatcher=_dispatcher(ctx)))
         return
     if ctx.callee_kind(node) == TOOL and not ctx.is_runtime_lookup(func):
-        ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)"))
+        ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)", dispatcher=_dispatcher(ctx)))
 
 
 RULE = Rule(
     code="DG101",
     name="direct-tool-call",
     summary="Tool called directly instead of through the dispatcher",
-    message="direct tool call `{call}` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`",
+    message="direct tool call `{call}` bypasses the dispatcher: go through `{dispatcher}`",
     check_call=check_call,
     exempt=exempt,
     fixer="dispatchguard.fix.dg101",
