@@ -152,7 +152,8 @@ def test_json_output(project):
     ] == EXPECTED
     for item in items:
         assert Path(item["filename"]).is_file()
-        assert item["fix"] is None and item["url"].endswith(f"/docs/rules/{item['code']}.md")
+        assert (item["fix"] is None) == (item["code"] != "DG103"), item  # only DG103 has a fix here
+        assert item["url"].endswith(f"/docs/rules/{item['code']}.md")
         assert item["end_location"]["row"] >= item["location"]["row"]
     assert done.stderr == ""
 
@@ -399,3 +400,22 @@ def test_fix_then_report_what_is_left(project):
     assert (project / "app" / "agent.py").read_text(encoding="utf-8") == agent_before
     assert done.returncode == 1
     assert parsed(done.stdout) == [("app/agent.py", 5, 12, "DG102"), ("app/agent.py", 6, 12, "DG101")]
+
+
+def test_json_and_sarif_carry_the_fix_data(project):
+    """Issue 21: `fix: null` for every finding; now the fix command's own planning (with_fixes)."""
+    import json as json_module
+
+    findings = json_module.loads(run_cli("check", "--no-cache", "--output-format", "json").stdout)
+    fixed = [f for f in findings if f["fix"] is not None]
+    assert fixed, "the DG103 finding has a fix"
+    for finding in fixed:
+        fix = finding["fix"]
+        assert fix["applicability"] in ("safe", "unsafe") and fix["message"]
+        assert fix["edits"] and all({"content", "location", "end_location"} <= set(e) for e in fix["edits"])
+    assert all(f["fix"] is None for f in findings if f["code"] in ("DG102", "DG001"))  # no fixer
+    log = json_module.loads(run_cli("check", "--no-cache", "--output-format", "sarif").stdout)
+    with_fixes = [r for r in log["runs"][0]["results"] if "fixes" in r]
+    assert {r["ruleId"] for r in with_fixes} == {f["code"] for f in fixed}
+    change = with_fixes[0]["fixes"][0]["artifactChanges"][0]
+    assert change["replacements"] and "startLine" in change["replacements"][0]["deletedRegion"]

@@ -149,6 +149,10 @@ def _run(args: argparse.Namespace) -> int:
         return _show_settings(args, config)
     report = _check(args, config, stdin_path)
     findings = list(report.findings)
+    if args.output_format in ("json", "sarif") and stdin_path is None:
+        from dispatchguard.fix import with_fixes  # the fix engine: only for the formats that carry fixes
+
+        findings = with_fixes(findings, config)
     notebooks = report_notebooks(report.notebooks)
     if args.add_noqa is not None:
         from dispatchguard.cli.add_noqa import add_noqa

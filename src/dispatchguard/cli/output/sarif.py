@@ -40,6 +40,27 @@ def _uri(path: str) -> dict[str, Any]:
     return {"uri": quote(Path(path).as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
+def _fix(finding: Any) -> dict[str, Any]:
+    """SARIF's fix: the finding's file, its edits as replacements (1-based, end exclusive)."""
+    fix = finding.fix
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": edit.line,
+                "startColumn": edit.col,
+                "endLine": edit.end_line,
+                "endColumn": edit.end_col,
+            },
+            "insertedContent": {"text": edit.content},
+        }
+        for edit in fix.edits
+    ]
+    return {
+        "description": {"text": f"{fix.message} ({fix.applicability})"},
+        "artifactChanges": [{"artifactLocation": _uri(finding.path), "replacements": replacements}],
+    }
+
+
 def render(findings: Sequence[Any], context: Context) -> str:
     codes = sorted(set(context.rules) | {f.code for f in findings})
     index = {code: i for i, code in enumerate(codes)}
@@ -64,6 +85,8 @@ def render(findings: Sequence[Any], context: Context) -> str:
                 }
             ],
         }
+        if finding.fix is not None:
+            result["fixes"] = [_fix(finding)]
         if finding.suppressed:
             result["suppressions"] = [{"kind": "inSource"}]
         elif id(finding) in context.baselined:
