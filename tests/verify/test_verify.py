@@ -278,3 +278,41 @@ def test_loopback_only_when_allowed_and_text_output(tmp_path: Path, local_servic
     else:
         assert done.stdout == ""
         assert "1 tool found: 1 verified, 0 broke the contract, 0 not built." in done.stderr
+
+
+PYTEST_PROJECT = '''
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def good(q: str) -> str:
+    """Answers JSON."""
+    return json.dumps({"q": q})
+
+
+@tool
+def bad(q: str) -> dict:
+    """Answers a dict."""
+    return {"q": q}
+'''
+
+
+def test_the_pytest_plugin_makes_one_item_per_tool_only_when_asked(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard.verify]\ncases = 3\n", encoding="utf-8")
+    (tmp_path / "tools.py").write_text(textwrap.dedent(PYTEST_PROJECT), encoding="utf-8")
+
+    def pytest_run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    plain = pytest_run()
+    assert plain.returncode == 5, plain.stdout  # no tests: the plugin adds nothing unasked
+    asked = pytest_run("--dispatchguard-verify", "-rA")
+    assert asked.returncode == 1, asked.stdout
+    assert "PASSED ::dispatchguard-verify[tools.good]" in asked.stdout
+    assert "FAILED ::dispatchguard-verify[tools.bad]" in asked.stdout
+    assert "tools.py:14: DG104 violation: returned dict, not str" in asked.stdout

@@ -1,0 +1,86 @@
+"""The pytest plugin of ``dispatchguard verify``: one test item per tool of the project.
+
+Opt in with ``pytest --dispatchguard-verify`` or ``dispatchguard_verify = true`` in the pytest
+configuration. The tools are found and run as ``dispatchguard verify`` does (the settings of
+``[tool.dispatchguard.verify]`` apply); an item fails when its tool breaks the contract, hangs or
+crashes, and is skipped when the tool cannot be built. Without the option the plugin adds nothing
+and imports nothing beyond this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+OPTION = "--dispatchguard-verify"
+INI = "dispatchguard_verify"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    what = "run every tool of the project and check its answers (dispatchguard verify)"
+    parser.getgroup("dispatchguard").addoption(OPTION, action="store_true", default=False, help=what)
+    parser.addini(INI, type="bool", default=False, help=what)
+
+
+def _enabled(config: pytest.Config) -> bool:
+    return bool(config.getoption(OPTION) or config.getini(INI))
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+    if not _enabled(config):
+        return
+    from dispatchguard.lint.config import load_config
+    from dispatchguard.verify.discover import discover
+
+    root = str(config.rootpath)
+    settings = load_config([root])
+    for target in discover([root], settings):
+        items.append(ToolItem.from_parent(session, name=f"dispatchguard-verify[{target.label}]", target=target))
+
+
+class ToolItem(pytest.Item):
+    """One tool, verified in its worker when the item runs."""
+
+    def __init__(self, *, target: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+
+    def runtest(self) -> None:
+        from dispatchguard.lint.config import load_config
+        from dispatchguard.verify.runner import VerifyOptions, verify_tool
+
+        settings = load_config([str(self.config.rootpath)]).verify
+        options = VerifyOptions(
+            cases=settings.cases,
+            timeout=settings.timeout,
+            output_cap=settings.output_cap,
+            examples={label: list(cases) for label, cases in settings.examples},
+            pass_env=settings.pass_env,
+            loopback=settings.loopback,
+        )
+        report = verify_tool(self.target, options)
+        if report.status == "not_built":
+            pytest.skip(f"not built: {report.detail}")
+        if report.failed:
+            raise ContractBroken(report)
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, ContractBroken):
+            report = excinfo.value.report
+            text = f"{self.target.path}:{self.target.line}: {self.target.rule} {report.status}: {report.detail}"
+            if report.arguments is not None:
+                text += f"\narguments: {report.arguments}"
+            return text
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.target.path, self.target.line - 1, f"tool {self.target.label}"
+
+
+class ContractBroken(Exception):
+    """A tool broke the contract; carries its report."""
+
+    def __init__(self, report: Any) -> None:
+        super().__init__(report.detail)
+        self.report = report
