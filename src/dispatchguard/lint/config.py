@@ -334,8 +334,6 @@ ADDITIVE_KEYS = frozenset({"tool-bases", "tool-decorators", "tool-packages", "di
 _CODE_KEYS = {"select", "ignore", "extend-select"}
 SUBTABLES = frozenset({"coverage", "verify"})
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores", "python"})
-COVERAGE_KEYS = frozenset({"fail-under", "include", "data-file", "per-file", "branch"})
-VERIFY_KEYS = frozenset({"cases", "timeout", "output-cap", "pass-env", "loopback", "exclude", "examples"})
 
 
 def table_of(file: Path) -> dict:
@@ -467,17 +465,38 @@ def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, 
     return tuple(out)
 
 
-def _verify(value: object, where: str) -> VerifyConfig:
+def _subtable(value: object, where: str, readers: dict[str, Callable[[object, str], object]]) -> dict[str, object]:
+    """A sub-table's values, each key read by its reader, as field names (``data-file`` -> ``data_file``)."""
     if not isinstance(value, dict):
         raise ConfigError(f"{where} must be a table")
     values: dict[str, object] = {}
     for raw_key, item in value.items():
         key = raw_key.replace("_", "-")
         at = f"{where}: key {raw_key!r}"
-        if key not in VERIFY_KEYS:
-            raise ConfigError(f"{at}: unknown key (known keys: {', '.join(sorted(VERIFY_KEYS))})")
-        values[key.replace("-", "_")] = _VERIFY_READERS[key](item, at)
-    return VerifyConfig(**values)  # type: ignore[arg-type]
+        if key not in readers:
+            raise ConfigError(f"{at}: unknown key (known keys: {', '.join(sorted(readers))})")
+        values[key.replace("-", "_")] = readers[key](item, at)
+    return values
+
+
+def _verify(value: object, where: str) -> VerifyConfig:
+    return VerifyConfig(**_subtable(value, where, _VERIFY_READERS))  # type: ignore[arg-type]
+
+
+def _coverage(value: object, where: str) -> CoverageConfig:
+    return CoverageConfig(**_subtable(value, where, _COVERAGE_READERS))  # type: ignore[arg-type]
+
+
+def _percent(item: object, at: str) -> float:
+    if isinstance(item, bool) or not isinstance(item, (int, float)) or not 0 <= item <= 100:
+        raise ConfigError(f"{at}: expected a number between 0 and 100, got {item!r}")
+    return float(item)
+
+
+def _file_name(item: object, at: str) -> str:
+    if not isinstance(item, str) or not item.strip():
+        raise ConfigError(f"{at}: expected a file name, got {item!r}")
+    return item
 
 
 def _positive(kind: type) -> Callable[[object, str], object]:
@@ -499,6 +518,13 @@ def _examples(item: object, at: str) -> tuple[tuple[str, tuple[dict, ...]], ...]
     return tuple((label, tuple(cases)) for label, cases in item.items())
 
 
+_COVERAGE_READERS: dict[str, Callable[[object, str], object]] = {
+    "fail-under": _percent,
+    "include": lambda item, at: _str_list(item, at),
+    "data-file": _file_name,
+    "per-file": lambda item, at: _bool(item, at),
+    "branch": lambda item, at: _bool(item, at),
+}
 _VERIFY_READERS: dict[str, Callable[[object, str], object]] = {
     "cases": _positive(int),
     "timeout": _positive(float),
@@ -508,27 +534,5 @@ _VERIFY_READERS: dict[str, Callable[[object, str], object]] = {
     "exclude": lambda item, at: _str_list(item, at),
     "examples": _examples,
 }
-
-
-def _coverage(value: object, where: str) -> CoverageConfig:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where} must be a table")
-    values: dict[str, object] = {}
-    for raw_key, item in value.items():
-        key = raw_key.replace("_", "-")
-        at = f"{where}: key {raw_key!r}"
-        if key not in COVERAGE_KEYS:
-            raise ConfigError(f"{at}: unknown key (known keys: {', '.join(sorted(COVERAGE_KEYS))})")
-        if key == "fail-under":
-            if isinstance(item, bool) or not isinstance(item, (int, float)) or not 0 <= item <= 100:
-                raise ConfigError(f"{at}: expected a number between 0 and 100, got {item!r}")
-            values["fail_under"] = float(item)
-        elif key == "include":
-            values["include"] = _str_list(item, at)
-        elif key == "data-file":
-            if not isinstance(item, str) or not item.strip():
-                raise ConfigError(f"{at}: expected a file name, got {item!r}")
-            values["data_file"] = item
-        else:
-            values[key.replace("-", "_")] = _bool(item, at)
-    return CoverageConfig(**values)  # type: ignore[arg-type]
+#: The keys of ``[tool.dispatchguard.coverage]`` (``--show-settings`` lists them).
+COVERAGE_KEYS = frozenset(_COVERAGE_READERS)

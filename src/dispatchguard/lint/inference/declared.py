@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.returns import annotation_verdict
 
 logger = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class DeclaredTypes:
             if child is not None:
                 return self._returns_of(module, child.ast, self_class=info.ast.name)
             for base in info.ast.bases:
-                name = _dotted(base.value if isinstance(base, ast.Subscript) else base)
+                name = dotted(base.value if isinstance(base, ast.Subscript) else base)
                 if name is not None:
                     base_qual = self._qualify(module, name)
                     if base_qual not in seen:
@@ -149,24 +150,14 @@ class DeclaredTypes:
             node = node.ast
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.returns is None:
             return None
-        if self_class is not None and _dotted(node.returns) in ("Self", "typing.Self", "typing_extensions.Self"):
+        if self_class is not None and dotted(node.returns) in ("Self", "typing.Self", "typing_extensions.Self"):
             return f"an instance of `{self_class}`"
 
         def is_class(base: ast.expr) -> bool:
-            name = _dotted(base)
+            name = dotted(base)
             if name is None or name.rpartition(".")[2] in _NO_VERDICT:
                 return False
             found = self._class(self._qualify(module, name))
-            return found is not None and not any(_dotted(b) in _TEXT_BASES for b in found[1].ast.bases)
+            return found is not None and not any(dotted(b) in _TEXT_BASES for b in found[1].ast.bases)
 
         return annotation_verdict(node.returns, is_class)
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id, *reversed(parts)])
-    return None
