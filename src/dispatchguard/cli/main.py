@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "serve": "dispatchguard.cli.serve",
     "rag": "dispatchguard.cli.rag",
     "lsp": "dispatchguard.cli.lsp",
+    "mcp": "dispatchguard.cli.mcp",
 }
 
 
