@@ -30,6 +30,7 @@ from mcp.server.lowlevel import Server
 
 from dispatchguard.agent import execute_tool
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
+from dispatchguard.mcp.results import tool_result
 from dispatchguard.runtime import ToolRegistry
 
 __all__ = [
@@ -37,34 +38,9 @@ __all__ = [
     "app_from_environment",
     "build_server",
     "create_http_app",
-    "is_error_object",
     "load_tool_registry",
     "serve_stdio",
-    "tool_result",
 ]
-
-def is_error_object(value: Any) -> bool:
-    """Whether a decoded tool result is the dispatcher's error object ``{"error", "kind", "tool"}``.
-
-    ``execute_tool`` returns text only, so the status is read back from its shape, as the agent
-    loop does; the three keys together (two of them strings) make a tool's own data unlikely to
-    pass for an error."""
-    return (isinstance(value, dict) and isinstance(value.get("error"), str)
-            and isinstance(value.get("kind"), str) and "tool" in value)
-
-
-def tool_result(text: str) -> types.CallToolResult:
-    """The ``CallToolResult`` of one dispatched call's JSON text."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # ensure_json_str's output always parses; defence in depth
-        value = None
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structuredContent=value if isinstance(value, dict) else None,
-        isError=is_error_object(value),
-    )
-
 
 def build_server(
     registry: ToolRegistry,
