@@ -30,6 +30,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
@@ -97,8 +98,19 @@ class Connection:
         self.session: ClientSession | None = None
         self.closing = asyncio.Event()
         self.ended = asyncio.Event()
+        self.broken = False
         self.failure: BaseException | None = None
         self.runner: asyncio.Task[None] | None = None
+
+    @property
+    def usable(self) -> bool:
+        return not (self.broken or self.ended.is_set())
+
+    def break_off(self) -> None:
+        """A call saw the session's streams closed (a stdio server that exited leaves the
+        transport's context open): no call may use it again, and its runner unwinds."""
+        self.broken = True
+        self.closing.set()
 
 
 class McpTool:
@@ -297,7 +309,7 @@ class McpClient:
             self._connecting = asyncio.Lock()
         async with self._connecting:
             live = self._connection
-            if live is not None and not live.ended.is_set():
+            if live is not None and live.usable:
                 return live
             if live is not None and not self.reconnect:
                 raise McpCallError(f"the connection to MCP server {self.server_name!r} ended "
@@ -352,8 +364,11 @@ class McpClient:
         except BaseException as exc:  # the transport's task groups end in exception groups
             connection.failure = exc
             if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(describe(exc)))
-            else:
+                if isinstance(exc, Exception):
+                    ready.set_exception(exc)
+                else:  # cancelled: whoever waited has given up already
+                    ready.cancel()
+            elif not connection.closing.is_set():  # a failure while closing only ends it sooner
                 log.warning("connection to MCP server %r ended: %s", self.server_name, describe(exc))
             if not isinstance(exc, Exception):
                 raise
@@ -403,11 +418,15 @@ class McpClient:
         except McpError as exc:
             code = exc.error.code
             if code == types.CONNECTION_CLOSED:
+                connection.break_off()
                 raise self._disconnected(connection) from None
             raise McpCallError(f"MCP server {self.server_name!r} refused tool {name!r}: {exc.error.message}",
                                "mcp_error", server=self.server_name, mcp_tool=name, code=code) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            connection.break_off()
+            raise self._disconnected(connection) from None
         except Exception as exc:
-            if connection.ended.is_set() or connection.failure is not None:
+            if not connection.usable:
                 raise self._disconnected(connection) from None
             raise McpCallError(f"MCP server {self.server_name!r}, tool {name!r}: {describe(exc)}",
                                "mcp_error", server=self.server_name, mcp_tool=name) from None
