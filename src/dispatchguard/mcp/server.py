@@ -21,10 +21,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 
@@ -32,15 +34,57 @@ from dispatchguard.agent import execute_tool
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
 from dispatchguard.mcp.results import tool_result
 from dispatchguard.runtime import ToolRegistry
+from dispatchguard.runtime.dispatcher import error_json
 
 __all__ = [
+    "MAX_BODY_NESTING",
+    "CancelRouter",
     "HttpSettings",
+    "JsonBodyGuard",
     "app_from_environment",
     "build_server",
     "create_http_app",
+    "guard_stream",
+    "json_body_problem",
     "load_tool_registry",
     "serve_stdio",
 ]
+
+log = logging.getLogger(__name__)
+
+
+class CancelRouter:
+    """Cancels calls by request id, in place of the SDK's own handling of ``notifications/cancelled``.
+
+    The SDK (1.x) answers a cancelled request itself and then lets the handler answer too: a cancel
+    that arrives between a handler's end and its answer fails the assertion "Request already
+    responded to", which ends the whole server (as does a second cancel of the same request). Over
+    stdio the cancels are taken off the stream before the SDK sees them (:func:`guard_stream`) and
+    routed here: the call's own cancel scope is cancelled and the call answers once, with the
+    error object of kind ``cancelled``. A cancel for a request that is not running is ignored."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[Any, anyio.CancelScope] = {}
+
+    @contextlib.contextmanager
+    def scope(self, request_id: Any) -> Iterator[anyio.CancelScope]:
+        scope = anyio.CancelScope()
+        self.scopes[request_id] = scope
+        try:
+            with scope:
+                yield scope
+        finally:
+            if self.scopes.get(request_id) is scope:
+                del self.scopes[request_id]
+
+    def cancel(self, request_id: Any) -> None:
+        try:
+            scope = self.scopes.get(request_id)
+        except TypeError:  # an unhashable id from a hostile client
+            return
+        if scope is not None:
+            scope.cancel()
+
 
 def build_server(
     registry: ToolRegistry,
@@ -48,10 +92,12 @@ def build_server(
     name: str = "dispatchguard",
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     context: Mapping[str, Any] | None = None,
+    cancels: CancelRouter | None = None,
 ) -> Server:
     """The MCP server of ``registry``. ``tool_timeout`` bounds each call (seconds, ``None``: no
     limit); ``context`` supplies the tools' injected arguments (the same values to every caller:
-    MCP carries no caller identity the registry could map to them)."""
+    MCP carries no caller identity the registry could map to them); ``cancels`` routes the
+    client's cancels to the calls (see :class:`CancelRouter`; without it the SDK handles them)."""
     if not isinstance(registry, ToolRegistry):
         raise TypeError(f"registry must be a ToolRegistry, got {type(registry).__name__}")
     if tool_timeout is not None and not tool_timeout > 0:
@@ -64,15 +110,46 @@ def build_server(
     async def list_tools() -> list[types.Tool]:
         return [types.Tool.model_validate(entry) for entry in registry.export("mcp")]
 
+    async def run(tool: str, arguments: dict[str, Any]) -> str:
+        return await execute_tool({"name": tool, "args": arguments}, registry=registry,
+                                  timeout=tool_timeout, context=context)
+
     # The SDK's own check of the arguments is off: the dispatcher's validator is stricter and its
     # error names the argument, the expected and the actual value.
     @server.call_tool(validate_input=False)
     async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        text = await execute_tool({"name": tool, "args": arguments}, registry=registry,
-                                  timeout=tool_timeout, context=context)
+        if cancels is None:
+            return tool_result(await run(tool, arguments))
+        text = None
+        with cancels.scope(server.request_context.request_id):
+            text = await run(tool, arguments)
+        if text is None:
+            text = error_json(f"the client cancelled the call of tool {tool!r}", "cancelled", tool)
         return tool_result(text)
 
     return server
+
+
+async def guard_stream(source: Any, sink: Any, cancels: CancelRouter) -> None:
+    """Forward the client's messages from ``source`` to ``sink`` (the server's read stream), but
+    route cancels to ``cancels``, and drop lines that are not JSON-RPC messages and responses
+    (this server never sends the client a request, so any response is unsolicited). Both are
+    logged here: the SDK would answer them with a log notification the client did not ask for,
+    and crash if the client is gone by then."""
+    async with source, sink:
+        async for item in source:
+            if isinstance(item, Exception):
+                log.warning("ignored input that is not a JSON-RPC message: %s", str(item).splitlines()[0])
+                continue
+            root = item.message.root
+            if isinstance(root, (types.JSONRPCResponse, types.JSONRPCError)):
+                log.warning("ignored a response to request %r, which this server never sent", root.id)
+                continue
+            if isinstance(root, types.JSONRPCNotification) and root.method == "notifications/cancelled":
+                params = root.params if isinstance(root.params, dict) else {}
+                cancels.cancel(params.get("requestId"))
+                continue
+            await sink.send(item)
 
 
 async def serve_stdio(registry: ToolRegistry, **options: Any) -> None:
@@ -80,9 +157,92 @@ async def serve_stdio(registry: ToolRegistry, **options: Any) -> None:
     options). Nothing else may write to stdout meanwhile: it carries the protocol."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(registry, **options)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    cancels = CancelRouter()
+    server = build_server(registry, cancels=cancels, **options)
+    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as group:
+        sink, guarded = anyio.create_memory_object_stream[Any](0)
+        group.start_soon(guard_stream, read_stream, sink, cancels)
+        await server.run(guarded, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()
+
+
+#: The deepest JSON a POST body may nest (tool arguments nest at most 64 levels).
+MAX_BODY_NESTING = 256
+
+
+def json_body_problem(body: bytes) -> str | None:
+    """Why ``body`` is not JSON the SDK's transport can read without failing (it answers 500 for
+    bytes that are not UTF-8 and for nesting deep enough to exhaust the stack), or ``None``."""
+    try:
+        value = json.loads(body)
+    except UnicodeDecodeError:
+        return "Parse error: the body is not UTF-8"
+    except RecursionError:
+        return "Parse error: JSON nested too deeply"
+    except ValueError as exc:
+        return f"Parse error: {exc}"
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_BODY_NESTING:
+            return f"Parse error: JSON nested deeper than {MAX_BODY_NESTING} levels"
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return None
+
+
+class JsonBodyGuard:
+    """ASGI middleware before the MCP endpoint: a POST body larger than ``max_body_bytes`` is 413
+    before it is buffered, one that is not readable JSON is a JSON-RPC parse error (400, ``id``
+    null) rather than the SDK's 500; a good body is replayed to the endpoint, whose later
+    ``receive`` calls still see the client disconnect."""
+
+    def __init__(self, app: Any, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        from starlette.datastructures import Headers
+        from starlette.responses import JSONResponse, PlainTextResponse
+
+        declared = Headers(scope=scope).get("content-length", "")
+        too_large = PlainTextResponse("Request body too large", status_code=413)
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            await too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        problem = json_body_problem(body)
+        if problem is not None:
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": types.PARSE_ERROR, "message": problem}}
+            await JSONResponse(error, status_code=400)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 class StatelessMcpEndpoint:
@@ -112,7 +272,7 @@ def create_http_app(
     and cancels its call; a JSON answer runs the call to its end or its timeout);
     ``max_body_bytes`` caps request bodies (413; the SDK's 4 MiB by default). Other options go to
     :func:`build_server`."""
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
@@ -127,9 +287,9 @@ def create_http_app(
         allowed_hosts=hosts,
         allowed_origins=[f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
     )
-    limits = {} if max_body_bytes is None else {"max_request_body_size": max_body_bytes}
+    limit = DEFAULT_MAX_REQUEST_BODY_SIZE if max_body_bytes is None else max_body_bytes
     manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=json_response,
-                                           security_settings=security, **limits)
+                                           security_settings=security, max_request_body_size=limit)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
@@ -140,7 +300,9 @@ def create_http_app(
         return JSONResponse({"status": "ok", "tools": len(registry)})
 
     return Starlette(
-        routes=[Route(path, endpoint=StatelessMcpEndpoint(manager), methods=["GET", "POST", "DELETE"]),
+        # POST only: a stateless server has no session for a GET stream to follow (the SDK would
+        # hold each GET open forever, silent) nor for a DELETE to end; both are 405.
+        routes=[Route(path, endpoint=JsonBodyGuard(StatelessMcpEndpoint(manager), limit), methods=["POST"]),
                 Route("/healthz", endpoint=healthz, methods=["GET"])],
         lifespan=lifespan,
     )
