@@ -31,9 +31,19 @@ if "--bad-name" in sys.argv:
 server: Server = Server("sdk-example")
 
 
-@server.list_tools()
-async def list_tools() -> list[types.Tool]:
-    return TOOLS
+async def list_tools(request: types.ListToolsRequest) -> types.ServerResult:
+    """Three tools a page, the cursor being the next page's first index (``--loop-cursor``: a
+    server that keeps answering the same cursor)."""
+    cursor = request.params.cursor if request.params is not None else None
+    start = int(cursor) if cursor else 0
+    following = start + 3 if start + 3 < len(TOOLS) else None
+    if "--loop-cursor" in sys.argv and following is not None:
+        following = 3
+    return types.ServerResult(types.ListToolsResult(
+        tools=TOOLS[start:start + 3], nextCursor=str(following) if following is not None else None))
+
+
+server.request_handlers[types.ListToolsRequest] = list_tools
 
 
 async def call_tool(request: types.CallToolRequest) -> types.ServerResult:

@@ -91,6 +91,13 @@ def test_results_and_failures_of_an_sdk_server_map_to_json_and_error_kinds(clien
     assert call(registry, "texts") == '["one", "two"]'  # the connection survives a timeout
 
 
+def test_tools_listed_over_several_pages_are_all_registered(client_of):
+    names = ["texts", "picture", "say", "nothing", "refuse", "oops", "hang"]
+    assert [tool.name for tool in client_of(command=[sys.executable, SDK_SERVER]).tools] == names
+    looping = client_of(command=[sys.executable, SDK_SERVER, "--loop-cursor"])
+    assert [tool.name for tool in looping.tools] == names[:6]  # a repeated cursor ends the listing
+
+
 def test_our_server_over_http_keeps_its_error_kinds(client_of, serve_registry):
     registry = ToolRegistry()
     url = serve_registry(tool_timeout=0.5)

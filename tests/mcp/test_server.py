@@ -143,3 +143,19 @@ def test_build_server_refuses_bad_options(served):
         build_server(served.TOOLS, tool_timeout=0)
     with pytest.raises(ValueError, match="path must start with '/'"):
         create_http_app(served.TOOLS, path="mcp")
+
+
+def test_workers_build_their_app_from_the_environment(served, monkeypatch):
+    from starlette.applications import Starlette
+
+    from dispatchguard.mcp import SETTINGS_ENV
+    from dispatchguard.mcp.server import HttpSettings, app_from_environment
+
+    monkeypatch.delenv(SETTINGS_ENV, raising=False)
+    with pytest.raises(ValueError, match=f"{SETTINGS_ENV} is not set"):
+        app_from_environment()
+    monkeypatch.setenv(SETTINGS_ENV, '{"tool_timeout": 1}')  # no registry
+    with pytest.raises(ValueError, match=f"{SETTINGS_ENV} is not valid"):
+        app_from_environment()
+    monkeypatch.setenv(SETTINGS_ENV, HttpSettings(registry="served_tools:TOOLS", json_response=True).to_json())
+    assert isinstance(app_from_environment(), Starlette)
