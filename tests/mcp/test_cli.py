@@ -92,3 +92,10 @@ def test_http_workers_each_answer_statelessly(stdio_command, server_env, sdk_htt
             process.kill()
             process.wait()
         process.stderr.close()
+
+
+def test_the_command_line_reads_its_options_without_the_sdk():
+    code = ("import sys\nfrom dispatchguard.cli.main import build_parser\nbuild_parser()\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'anyio', 'starlette', 'pydantic'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

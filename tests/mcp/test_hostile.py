@@ -111,6 +111,7 @@ def test_stdio_server_survives_hostile_lines(stdio_command, server_env, marks):
         time.sleep(0.2)
         process.stdin.close()
         assert process.wait(timeout=15) == 0
+        assert (marks / "cancelled-orphan").exists()
     finally:
         if process.poll() is None:
             process.kill()

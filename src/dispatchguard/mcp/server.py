@@ -58,7 +58,7 @@ class CancelRouter:
 
     The SDK (1.x) answers a cancelled request itself and then lets the handler answer too: a cancel
     that arrives between a handler's end and its answer fails the assertion "Request already
-    responded to", which ends the whole server (as does a second cancel of the same request). Over
+    responded to", which ends the whole server (and a second cancel of the request answers it twice). Over
     stdio the cancels are taken off the stream before the SDK sees them (:func:`guard_stream`) and
     routed here: the call's own cancel scope is cancelled and the call answers once, with the
     error object of kind ``cancelled``. A cancel for a request that is not running is ignored."""
