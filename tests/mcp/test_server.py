@@ -111,11 +111,23 @@ def test_http_refuses_foreign_hosts_and_oversized_bodies(serve_registry):
         assert client.post(url, json=ping, headers=headers).status_code == 200
         rebinding = client.post(url, json=ping, headers={**headers, "Host": "attacker.example"})
         assert rebinding.status_code == 421
+        page = client.post(url, json=ping, headers={**headers, "Origin": "http://attacker.example"})
+        assert page.status_code == 403
+        local_page = client.post(url, json=ping, headers={**headers, "Origin": "http://localhost:3000"})
+        assert local_page.status_code == 200
         huge = client.post(url, content=b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "' + b"a" * 8000 + b'"}',
                            headers=headers)
         assert huge.status_code == 413
         health = client.get(url.removesuffix("/mcp") + "/healthz")
         assert health.json()["status"] == "ok"
+
+
+def test_allowed_hosts_replace_the_loopback_names(serve_registry):
+    url = serve_registry(allowed_hosts=["tools.example:*"])
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert httpx.post(url, json=ping, headers={**headers, "Host": "tools.example:443"}, timeout=5).status_code == 200
+    assert httpx.post(url, json=ping, headers=headers, timeout=5).status_code == 421
 
 
 def test_json_response_mode_answers_in_one_body(serve_registry, sdk_http, served):

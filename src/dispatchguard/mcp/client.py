@@ -66,12 +66,6 @@ class RecordingWriteStream:
             ids.append(root.id)
         await self.stream.send(message)
 
-    async def aclose(self) -> None:
-        await self.stream.aclose()
-
-    def close(self) -> None:
-        self.stream.close()
-
     async def __aenter__(self) -> RecordingWriteStream:
         return self
 
