@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "rag": "dispatchguard.cli.rag",
     "lsp": "dispatchguard.cli.lsp",
     "verify": "dispatchguard.cli.verify",
+    "mcp": "dispatchguard.cli.mcp",
 }
 
 
