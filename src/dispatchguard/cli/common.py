@@ -52,6 +52,21 @@ def code_list(value: str) -> list[str]:
     return codes
 
 
+def positive(kind: type) -> Callable[[str], Any]:
+    """argparse type for a positive ``int`` or ``float`` option (workers, timeouts, sizes)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+
+    return parse
+
+
 def job_count(value: str) -> int:
     """argparse type for `-j`: 0 means all cores."""
     try:

@@ -14,25 +14,12 @@ import logging
 import os
 import sys
 
-from dispatchguard.cli.common import UsageError, run_guarded
+from dispatchguard.cli.common import UsageError, positive, run_guarded
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
 
 HELP = "serve a ToolRegistry as an MCP server over stdio or HTTP (needs dispatchguard[mcp])"
 
 FACTORY = "dispatchguard.mcp.server:app_from_environment"
-
-
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-
-    return parse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,16 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP: port (default: %(default)s)")
     parser.add_argument("--path", default=DEFAULT_PATH, help="HTTP: the MCP endpoint (default: %(default)s)")
-    parser.add_argument("--workers", type=_positive(int), default=1, help="HTTP: worker processes (default: 1)")
+    parser.add_argument("--workers", type=positive(int), default=1, help="HTTP: worker processes (default: 1)")
     parser.add_argument("--allow-host", action="append", default=None, metavar="HOST[:PORT|:*]",
                         help="HTTP: a Host header to accept, repeatable (default: loopback names only; "
                         "DNS rebinding protection)")
     parser.add_argument("--json-response", action="store_true",
                         help="HTTP: answer each POST with one JSON body rather than an SSE stream (a "
                         "client that disconnects then no longer cancels its call)")
-    parser.add_argument("--max-body-bytes", type=_positive(int), default=None,
+    parser.add_argument("--max-body-bytes", type=positive(int), default=None,
                         help="HTTP: largest accepted request body (default: the SDK's 4 MiB)")
-    parser.add_argument("--tool-timeout", type=_positive(float), default=DEFAULT_TOOL_TIMEOUT,
+    parser.add_argument("--tool-timeout", type=positive(float), default=DEFAULT_TOOL_TIMEOUT,
                         help="seconds per tool call (default: %(default)s)")
     parser.add_argument("--log-level", default="warning",
                         choices=["critical", "error", "warning", "info", "debug"],

@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 
+from dispatchguard.cli.common import positive
 from dispatchguard.server import DEFAULT_REGISTRY, SETTINGS_ENV
 
 HELP = "serve the /chat agent service (needs dispatchguard[server])"
@@ -20,23 +21,10 @@ HELP = "serve the /chat agent service (needs dispatchguard[server])"
 FACTORY = "dispatchguard.server.factory:app_from_environment"
 
 
-def _positive(kind: type) -> object:
-    def parse(text: str) -> object:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-
-    return parse
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
-    parser.add_argument("--workers", type=_positive(int), default=1,
+    parser.add_argument("--workers", type=positive(int), default=1,
                         help="worker processes (default: 1); share their state with DISPATCHGUARD_REDIS_URL")
     parser.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
                         help="model API: OpenAI-compatible /chat/completions or Anthropic /v1/messages")
@@ -50,16 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: %(default)s)",
     )
     parser.add_argument("--no-tools", action="store_true", help="answer every mode directly")
-    parser.add_argument("--max-steps", type=_positive(int), default=5, help="agent loop steps (default: 5)")
+    parser.add_argument("--max-steps", type=positive(int), default=5, help="agent loop steps (default: 5)")
     parser.add_argument(
-        "--tool-timeout", type=_positive(float), default=12.0, help="seconds per tool call (default: 12)"
+        "--tool-timeout", type=positive(float), default=12.0, help="seconds per tool call (default: 12)"
     )
-    parser.add_argument("--model-timeout", type=_positive(float), default=120.0,
+    parser.add_argument("--model-timeout", type=positive(float), default=120.0,
                         help="seconds per model request (default: 120)")
-    parser.add_argument("--request-timeout", type=_positive(float), default=None,
+    parser.add_argument("--request-timeout", type=positive(float), default=None,
                         help="deadline of a whole /chat request in seconds, answered 504 (default: none)")
     parser.add_argument(
-        "--max-body-bytes", type=_positive(int), default=64 * 1024,
+        "--max-body-bytes", type=positive(int), default=64 * 1024,
         help="largest accepted request body (default: %(default)s)",
     )
     parser.add_argument(
