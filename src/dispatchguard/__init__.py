@@ -6,8 +6,7 @@ which flake8 does for every run, never pays for pydantic or httpx.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dispatchguard.lazy import lazy_exports
 
 __version__ = "0.3.0"
 
@@ -60,14 +59,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY_EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'dispatchguard' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY_EXPORTS)

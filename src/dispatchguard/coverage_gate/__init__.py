@@ -31,8 +31,7 @@ The package exports the gate's entry points and result types lazily (PEP 562), s
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dispatchguard.lazy import lazy_exports
 
 #: name -> the module of this package that defines it
 _EXPORTS = {
@@ -50,7 +49,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(globals(), {name: f"{__name__}.{home}" for name, home in _EXPORTS.items()})

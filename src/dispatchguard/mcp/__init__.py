@@ -13,8 +13,7 @@ subcommand's options without loading the SDK.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dispatchguard.lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_PATH",
@@ -45,14 +44,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(globals(), _HOMES)

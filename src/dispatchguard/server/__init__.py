@@ -10,8 +10,7 @@ The names below are loaded on first use (PEP 562), so that importing a submodule
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dispatchguard.lazy import lazy_exports
 
 __all__ = [
     "AGENT_MODES",
@@ -41,14 +40,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(globals(), _HOMES)
