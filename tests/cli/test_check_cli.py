@@ -97,7 +97,10 @@ def test_rule_selection(project, args, codes):
         (["no/such/dir"], "no/such/dir: no such file or directory"),
         (["--config", "missing.toml"], "missing.toml: configuration file not found"),
         (["--baseline", "missing.json"], "baseline file missing.json not found"),
-        (["--statistics", "--output-format", "sarif"], "--statistics works with the text and json formats, not sarif"),
+        (
+            ["--statistics", "--output-format", "sarif"],
+            "--statistics works with the text (concise) and json formats, not sarif",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(project, args, message):

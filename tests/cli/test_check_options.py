@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,12 @@ def test_output_file(fixable: Path) -> None:
     text = run_cli("check", "--no-cache", "-o", "out.txt", cwd=fixable, env={"FORCE_COLOR": "1"})
     assert text.returncode == 1 and text.stderr.startswith("Found 1 finding")
     assert (fixable / "out.txt").read_text(encoding="utf-8").startswith("tools.py:8:16: DG103")  # never coloured
+
+
+def test_every_check_option_is_documented() -> None:
+    done = run_cli("check", "--help")
+    assert done.returncode == 0
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", done.stdout)) - {"--help"}
+    assert {"--add-noqa", "--output-file", "--quiet", "--show-fixes", "--exit-non-zero-on-fix"} <= options
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert [o for o in sorted(options) if f"`{o}" not in page and f" {o}`" not in page] == []

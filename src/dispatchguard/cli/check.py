@@ -188,8 +188,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _check_usage(args: argparse.Namespace) -> None:
     """The combinations of options that make no sense, before any work."""
-    if args.statistics and args.output_format not in ("text", "json"):
-        raise UsageError(f"--statistics works with the text and json formats, not {args.output_format}")
+    if args.statistics and args.output_format not in ("text", "concise", "json"):
+        raise UsageError(f"--statistics works with the text (concise) and json formats, not {args.output_format}")
     if args.add_noqa is not None and (args.fix or args.write_baseline):
         raise UsageError("--add-noqa cannot be combined with --fix or --write-baseline")
     for flag, given in (("--show-fixes", args.show_fixes), ("--exit-non-zero-on-fix", args.exit_non_zero_on_fix)):
