@@ -238,3 +238,11 @@ def test_each_format_through_the_command(project, fmt):
         validate(json.loads(done.stdout), load_schema(schema))
     summary = done.stderr.startswith("Found 3 findings")
     assert summary is (fmt in ("grouped", "full"))  # the summary is for people, not for parsers
+
+
+def test_full_shows_a_buffer_whose_coding_cookie_is_unknown(tmp_path):
+    done = run_cli(
+        "check", "--no-cache", "--output-format", "full", "-", cwd=tmp_path, stdin="# coding: nope\nx = 1\n"
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("DG001 ") and "1 | # coding: nope" in done.stdout
