@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -66,11 +67,16 @@ def project(tmp_path, monkeypatch):
     return root
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command, in a fresh interpreter."""
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real command, in a fresh interpreter (``env``: variables set on top of this one's;
+    ``stdin``: what it reads from standard input)."""
     return subprocess.run(
         [sys.executable, "-m", "dispatchguard", *args],
         cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,

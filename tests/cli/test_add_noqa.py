@@ -65,8 +65,9 @@ def test_a_line_inside_a_string_is_left_alone_and_counted(project: Path) -> None
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--add-noqa", "app"], "--add-noqa app: the reason goes after '=' (--add-noqa=REASON)"),
         (["--add-noqa", "--fix"], "--add-noqa cannot be combined with --fix or --write-baseline"),
+        (["--add-noqa", "-"], "--add-noqa writes files and cannot be used on standard input"),
+        (["--add-noqa=why", "--", "-"], "--add-noqa writes files and cannot be used on standard input"),
         (["--add-noqa=a\nb"], "--add-noqa: the reason must be on one line"),
     ],
 )
@@ -76,6 +77,25 @@ def test_bad_add_noqa_usage(project: Path, args: list[str], message: str) -> Non
     assert done.returncode == 2
     assert done.stderr.startswith(f"dispatchguard: error: {message}")
     assert {p: p.read_bytes() for p in project.rglob("*.py")} == before
+
+
+def test_the_bare_option_never_takes_a_path(tmp_path: Path) -> None:
+    """`--add-noqa a.py b.py` adds directives to both files: a reason needs `=`, as in ruff."""
+    write_tree(tmp_path, {"pyproject.toml": "[tool.dispatchguard]\n", "a.py": "y._run()\n", "b.py": "z._run()\n"})
+    done = run_cli("check", "--add-noqa", "a.py", "b.py", "--no-cache", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "Added 2 noqa directives in 2 files."
+    assert (tmp_path / "a.py").read_text() == "y._run()  # noqa: DG101\n"
+    assert (tmp_path / "b.py").read_text() == "z._run()  # noqa: DG101\n"
+    quiet = run_cli("check", "-q", "--add-noqa=later", "a.py", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
+
+
+def test_a_reason_after_the_option_end_is_a_file_name(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": "[tool.dispatchguard]\n", "--add-noqa=x.py": "y._run()\n"})
+    done = run_cli("check", "--add-noqa", "--", "--add-noqa=x.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "--add-noqa=x.py").read_text() == "y._run()  # noqa: DG101\n"
 
 
 def test_the_option_end_separates_a_path(tmp_path: Path) -> None:

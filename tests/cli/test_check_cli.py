@@ -97,7 +97,10 @@ def test_rule_selection(project, args, codes):
         (["no/such/dir"], "no/such/dir: no such file or directory"),
         (["--config", "missing.toml"], "missing.toml: configuration file not found"),
         (["--baseline", "missing.json"], "baseline file missing.json not found"),
-        (["--statistics", "--output-format", "sarif"], "--statistics works with the text and json formats, not sarif"),
+        (
+            ["--statistics", "--output-format", "sarif"],
+            "--statistics works with the text (concise) and json formats, not sarif",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(project, args, message):
@@ -378,7 +381,8 @@ def test_bad_job_count(project):
 
 def test_fix_then_report_what_is_left(project):
     """`check --fix` only applies safe fixes (DG103's is unsafe: the direct caller may use the
-    dict); `--unsafe-fixes` rewrites the return and reports only the findings with no fix."""
+    dict); `--unsafe-fixes` alone writes nothing (as in ruff, it only makes unsafe fixes available);
+    `--fix --unsafe-fixes` rewrites the return and reports only the findings with no fix."""
     tools = project / "app" / "tools.py"
     before = tools.read_text(encoding="utf-8")
     safe_only = run_cli("check", "--no-cache", "--fix")
@@ -387,8 +391,12 @@ def test_fix_then_report_what_is_left(project):
     assert "fixable with --unsafe-fixes" in safe_only.stderr
     assert "app/tools.py:10:16: DG103" in safe_only.stdout
 
+    available = run_cli("check", "--no-cache", "--unsafe-fixes")  # makes them available: writes nothing
+    assert available.returncode == 1 and "DG103" in available.stdout
+    assert tools.read_text(encoding="utf-8") == before
+
     agent_before = (project / "app" / "agent.py").read_text(encoding="utf-8")
-    done = run_cli("check", "--no-cache", "--unsafe-fixes")
+    done = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes")
     fixed = tools.read_text(encoding="utf-8")
     # the project does not depend on dispatchguard at run time: the return is wrapped in json.dumps
     assert 'return json.dumps({"query": query}, ensure_ascii=False, default=str)' in fixed

@@ -8,7 +8,6 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import jsonschema
 import pytest
@@ -18,27 +17,17 @@ from dispatchguard.cli.output import (
     github,
     json_format,
     render,
-    rule_url,
     text,
 )
 from dispatchguard.cli.output.style import use_colour
 from dispatchguard.lint.findings import Finding
+from dispatchguard.lint.rules import RULES
 
 SCHEMA = json.loads(
     Path(
         os.environ.get("DG_SARIF_SCHEMA") or Path(__file__).parent / "data" / "sarif-2.1.0-subset.schema.json"
     ).read_text(encoding="utf-8")
 )
-
-RULES = {
-    code: SimpleNamespace(code=code, name=name, message=f"{name} message", summary=f"{name} summary")
-    for code, name in [
-        ("DG001", "syntax-error"),
-        ("DG101", "direct-tool-call"),
-        ("DG102", "tool-instantiated"),
-        ("DG103", "tool-returns-non-json"),
-    ]
-}
 
 
 def finding(path="pkg/agent.py", line=3, col=5, code="DG101", message="direct call of tool `t`", suppressed=False):
@@ -83,13 +72,13 @@ def test_json_has_ruffs_fields(findings, tmp_path):
     assert len(items) == 2
     first = items[0]
     assert set(first) == {"code", "name", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"}
-    assert first["name"] == "direct-tool-call" and items[1]["name"] == "tool-instantiated"
+    assert first["name"] == "direct-tool-call" and items[1]["name"] == "tool-instantiated-outside-tools-module"
     assert first["filename"] == str(tmp_path / "pkg" / "agent.py")
     assert Path(first["filename"]).is_absolute()
     assert first["location"] == {"row": 3, "column": 5}
     assert first["end_location"] == {"row": 3, "column": 15}
     assert first["fix"] is None
-    assert first["url"] == rule_url("DG101") and first["url"].endswith("/docs/rules/DG101.md")
+    assert first["url"] == RULES["DG101"].url and first["url"].endswith("/docs/rules/DG101.md")
     assert first["noqa_row"] == 3
 
 
@@ -197,14 +186,19 @@ def test_sarif_is_valid_and_lists_rules(findings, tmp_path):
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == sorted(RULES)
-    assert rules[1] == {
+    assert rules[2] == {
         "id": "DG101",
         "name": "direct-tool-call",
-        "shortDescription": {"text": "direct-tool-call summary"},
-        "fullDescription": {"text": "direct-tool-call message"},
-        "helpUri": rule_url("DG101"),
+        "shortDescription": {"text": "Tool called directly instead of through the dispatcher"},
+        "fullDescription": {
+            "text": "Tool called directly instead of through the dispatcher: direct tool call `<call>` bypasses "
+            "the dispatcher: go through `<dispatcher>`."
+        },
+        "helpUri": RULES["DG101"].url,
         "defaultConfiguration": {"level": "error"},
     }
+    for rule in rules:  # no unfilled `str.format` field reaches a viewer
+        assert "{" not in rule["fullDescription"]["text"], rule
     results = run["results"]
     assert [r["ruleId"] for r in results] == ["DG101", "DG102", "DG103"]
     for result in results:
@@ -249,9 +243,9 @@ def test_statistics(findings, tmp_path):
     more = [*findings, finding(line=9)]
     assert text.render_statistics(more, context(tmp_path)).splitlines() == [
         "    2\tDG101\tdirect-tool-call",
-        "    1\tDG102\ttool-instantiated",
+        "    1\tDG102\ttool-instantiated-outside-tools-module",
     ]
     assert json.loads(json_format.render_statistics(more, context(tmp_path))) == [
         {"code": "DG101", "name": "direct-tool-call", "count": 2},
-        {"code": "DG102", "name": "tool-instantiated", "count": 1},
+        {"code": "DG102", "name": "tool-instantiated-outside-tools-module", "count": 1},
     ]

@@ -29,21 +29,16 @@ from dispatchguard.lint.noqa import with_codes
 NEVER_ADDED = frozenset({"DG001", "DG002"})
 
 
-def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]], Any]) -> int:
+def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]], Any], quiet: bool = False) -> int:
+    """Add the directives, check the edited files again and say what happened on stderr (unless
+    ``quiet``); 1 when a line was left alone or a finding is still reported."""
     if "\n" in reason or "\r" in reason:
         raise UsageError("--add-noqa: the reason must be on one line")
-    reason = reason.strip()
-    by_file: dict[str, dict[int, list[str]]] = {}
-    for finding in findings:
-        if finding.suppressed or finding.code in NEVER_ADDED:
-            continue
-        codes = by_file.setdefault(finding.path, {}).setdefault(finding.line, [])
-        if finding.code not in codes:
-            codes.append(finding.code)
+    by_file = _codes_by_line(findings)
     added = files = 0
     skipped: list[str] = []
     for path, lines in sorted(by_file.items()):
-        count, left = _edit_file(Path(path), lines, reason)
+        count, left = _edit_file(Path(path), lines, reason.strip())
         added += count
         files += bool(count)
         skipped += [f"{path}:{line}" for line in left]
@@ -51,6 +46,24 @@ def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]]
     if files:
         report = recheck(sorted(by_file))
         still = sum(1 for f in report.findings if not f.suppressed and f.code not in NEVER_ADDED)
+    if not quiet:
+        print(_summary(added, files, skipped, still), file=sys.stderr)
+    return 1 if still or skipped else 0
+
+
+def _codes_by_line(findings: Sequence[Any]) -> dict[str, dict[int, list[str]]]:
+    """path -> line -> the codes a directive there needs, in the findings' order."""
+    by_file: dict[str, dict[int, list[str]]] = {}
+    for finding in findings:
+        if finding.suppressed or finding.code in NEVER_ADDED:
+            continue
+        codes = by_file.setdefault(finding.path, {}).setdefault(finding.line, [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    return by_file
+
+
+def _summary(added: int, files: int, skipped: list[str], still: int) -> str:
     text = f"Added {plural(added, 'noqa directive')} in {plural(files, 'file')}."
     if skipped:
         shown = ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else "")
@@ -59,8 +72,7 @@ def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]]
         )
     if still:
         text += f" {plural(still, 'finding')} still reported after the edit."
-    print(text, file=sys.stderr)
-    return 1 if still or skipped else 0
+    return text
 
 
 def _edit_file(path: Path, lines: dict[int, list[str]], reason: str) -> tuple[int, list[int]]:

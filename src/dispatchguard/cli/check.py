@@ -11,29 +11,34 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import os
 import sys
 import time
+import tokenize
 from typing import Any
 
 from dispatchguard.cli.common import (
     UsageError,
+    add_optional_value_option,
     add_project_options,
     code_list,
     effective_config,
     job_count,
     plural,
     report_notebooks,
+    require_paths,
     run_guarded,
 )
-from dispatchguard.cli.output.style import use_colour
+from dispatchguard.cli.output import FORMATS
 
 # Only the standard library at import time: `dispatchguard --help` imports every subcommand module
 # to build its parser, and `dispatchguard check` must never load libcst or pydantic.
 
 HELP = "check files for DG rule violations"
 
-OUTPUT_FORMATS = ("text", "json", "github", "sarif")
+#: The formats that end with a summary on stderr and may be coloured (the others are for machines).
+HUMAN_FORMATS = ("text", "concise", "full", "grouped")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,9 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
     out.add_argument(
         "--output-format",
-        choices=OUTPUT_FORMATS,
+        choices=list(FORMATS),
         default="text",
-        help="text (default), json (ruff's fields), github (Actions annotations) or sarif (2.1.0)",
+        help="text (default; concise is the same), full (with the source), grouped (by file), json and "
+        "json-lines (ruff's fields), github (Actions annotations), gitlab (Code Quality), junit, pylint, "
+        "rdjson (reviewdog) or sarif (2.1.0)",
+    )
+    out.add_argument(
+        "-o", "--output-file", metavar="FILE", help="write the findings to FILE instead of standard output"
     )
     out.add_argument(
         "--statistics", action="store_true", help="show the number of findings per code instead of the findings"
@@ -93,6 +103,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="text output: also list findings silenced by # noqa or the baseline, marked as such",
     )
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    out.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings and nothing else (no summaries on stderr)"
+    )
     run = parser.add_argument_group("execution")
     run.add_argument(
         "-j",
@@ -115,15 +128,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fixes.add_argument(
         "--unsafe-fixes",
         action="store_true",
-        help="with --fix, also apply fixes that may change runtime behaviour (implies --fix)",
+        help="make the fixes that may change runtime behaviour available: with --fix, they are applied too",
     )
     fixes.add_argument(
+        "--show-fixes", action="store_true", help="with --fix: list what was fixed (per file and code) on stderr"
+    )
+    fixes.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix: exit 1 when a file was changed, even if no finding remains",
+    )
+    add_optional_value_option(
+        parser,
         "--add-noqa",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="REASON",
-        help="add `# noqa: CODE` to every line with a finding (--add-noqa=REASON: followed by REASON) and exit",
+        dest="add_noqa",
+        help="--add-noqa[=REASON]: add `# noqa: CODE` (followed by REASON) to every line with a finding and exit",
+        group=fixes,
     )
     base = parser.add_argument_group("baseline").add_mutually_exclusive_group()
     base.add_argument("--baseline", metavar="FILE", help="report only findings that are not recorded in FILE")
@@ -140,71 +160,56 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
 
+#: The output formats that show each finding's fix (ruff's fix object, SARIF fixes, rdjson suggestions).
+FIX_FORMATS = frozenset({"json", "json-lines", "sarif", "rdjson"})
+
+
 def _run(args: argparse.Namespace) -> int:
-    """One mode per call: the settings, noqa comments, a baseline, or the findings."""
-    stdin_path = _validate(args)
-    baseline_known = _baseline(args)
+    _check_usage(args)
+    stdin_path = _stdin_path(args)
+    if stdin_path is None:
+        args.paths = args.paths or ["."]
+        require_paths(args.paths)
+    else:
+        args.paths = [stdin_path]
+    baseline_known = _load_baseline(args.baseline) if args.baseline else None
     config = effective_config(args)
     if args.show_settings:
         return _show_settings(args, config)
-    report = _check(args, config, stdin_path)
-    findings = list(report.findings)
-    if args.output_format in ("json", "sarif") and stdin_path is None:
+    fixes = _apply_fixes(args, config) if args.fix else None
+    sources: dict[str, str] = {}  # what the `full` format shows for a buffer that is not on disk
+    if stdin_path is None:
+        report = _check_files(args, config)
+    else:
+        report = _check_stdin(stdin_path, args.stdin_filename is not None, config, sources)
+    if stdin_path is None and args.output_format in FIX_FORMATS:
         from dispatchguard.fix import with_fixes  # the fix engine: only for the formats that carry fixes
 
-        findings = with_fixes(findings, config)
+        report = dataclasses.replace(report, findings=with_fixes(report.findings, config))
     notebooks = report_notebooks(report.notebooks)
     if args.add_noqa is not None:
-        from dispatchguard.cli.add_noqa import add_noqa
-
-        return add_noqa(findings, args.add_noqa, recheck=lambda paths: _recheck(paths, args, config))
+        return _add_noqa(args, config, report.findings)
     if args.write_baseline:
-        return _write_baseline(args.write_baseline, findings)
-    baselined: frozenset[int] = frozenset()
-    if baseline_known is not None:
-        from dispatchguard.cli import baseline as baseline_mod
-
-        baselined = frozenset(baseline_mod.match(findings, args.baseline, baseline_known))
-    sys.stdout.write(_rendered(args, findings, baselined))
-    sys.stdout.flush()
-    reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
-    if args.output_format == "text":
-        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
-    return 1 if reported and not args.exit_zero else 0
+        return _write_baseline(args, report.findings)
+    return _report(args, report, notebooks, baseline_known, fixes, sources)
 
 
-def _validate(args: argparse.Namespace) -> str | None:
-    """Refuse option combinations that cannot work; settle the paths (standard input's, if any)."""
-    if args.statistics and args.output_format not in ("text", "json"):
-        raise UsageError(f"--statistics works with the text and json formats, not {args.output_format}")
-    if args.add_noqa == "-":  # `--add-noqa -`: the '-' is standard input, not a reason
-        args.add_noqa, args.paths = "", ["-", *(args.paths or [])]
-    if args.add_noqa and os.path.exists(args.add_noqa) and not args.paths:
-        raise UsageError(
-            f"--add-noqa {args.add_noqa}: the reason goes after '=' (--add-noqa=REASON); "
-            f"to add noqa comments under {args.add_noqa}, give it after the option's end: --add-noqa -- {args.add_noqa}"
-        )
-    if args.add_noqa is not None and (args.fix or args.unsafe_fixes or args.write_baseline):
+def _check_usage(args: argparse.Namespace) -> None:
+    """The combinations of options that make no sense, before any work."""
+    if args.statistics and args.output_format not in ("text", "concise", "json"):
+        raise UsageError(f"--statistics works with the text (concise) and json formats, not {args.output_format}")
+    if args.add_noqa is not None and (args.fix or args.write_baseline):
         raise UsageError("--add-noqa cannot be combined with --fix or --write-baseline")
-    stdin_path = _stdin_path(args)
-    if stdin_path is not None:
-        args.paths = [stdin_path]
-        return stdin_path
-    args.paths = args.paths or ["."]
-    for path in args.paths:
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
-    return None
+    for flag, given in (("--show-fixes", args.show_fixes), ("--exit-non-zero-on-fix", args.exit_non_zero_on_fix)):
+        if given and not args.fix:
+            raise UsageError(f"{flag} reports on --fix: give --fix too")
 
 
-def _baseline(args: argparse.Namespace) -> Any:
-    """The findings a ``--baseline`` file records, or None without one."""
-    if not args.baseline:
-        return None
+def _load_baseline(path: str) -> Any:
     from dispatchguard.cli import baseline as baseline_mod
 
     try:
-        return baseline_mod.load(args.baseline)
+        return baseline_mod.load(path)
     except baseline_mod.BaselineError as exc:
         raise UsageError(str(exc)) from None
 
@@ -218,14 +223,9 @@ def _show_settings(args: argparse.Namespace, config: Any) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace, config: Any, stdin_path: str | None) -> Any:
-    """The check's report: of standard input, or of the paths (after the fixes, when asked)."""
+def _check_files(args: argparse.Namespace, config: Any) -> Any:
     from dispatchguard import lint
 
-    if stdin_path is not None:
-        return _check_stdin(stdin_path, args.stdin_filename is not None, config)
-    if args.fix or args.unsafe_fixes:
-        _apply_fixes(args, config)
     progress = _Progress() if sys.stderr.isatty() else None
     try:
         return lint.check_paths(
@@ -241,36 +241,79 @@ def _check(args: argparse.Namespace, config: Any, stdin_path: str | None) -> Any
             progress.clear()
 
 
-def _write_baseline(path: str, findings: list[Any]) -> int:
+def _add_noqa(args: argparse.Namespace, config: Any, findings: list[Any]) -> int:
+    from dispatchguard.cli.add_noqa import add_noqa
+
+    return add_noqa(findings, args.add_noqa, recheck=lambda paths: _recheck(paths, args, config), quiet=args.quiet)
+
+
+def _write_baseline(args: argparse.Namespace, findings: list[Any]) -> int:
     from dispatchguard.cli import baseline as baseline_mod
 
     try:
-        count = baseline_mod.write(path, findings)
+        count = baseline_mod.write(args.write_baseline, findings)
     except baseline_mod.BaselineError as exc:
         raise UsageError(str(exc)) from None
-    print(f"Wrote {count} finding(s) to the baseline {path}.", file=sys.stderr)
+    if not args.quiet:
+        print(f"Wrote {count} finding(s) to the baseline {args.write_baseline}.", file=sys.stderr)
     return 0
 
 
-def _rendered(args: argparse.Namespace, findings: list[Any], baselined: frozenset[int]) -> str:
-    """The findings in the chosen output format (or their statistics)."""
+def _report(
+    args: argparse.Namespace, report: Any, notebooks: int, baseline_known: Any, fixes: Any, sources: dict[str, str]
+) -> int:
+    """Render the findings where they go; the exit status: 1 for a finding (or, with
+    --exit-non-zero-on-fix, a fixed file) unless --exit-zero."""
+    from dispatchguard.cli import baseline as baseline_mod
+
+    findings = list(report.findings)
+    baselined: frozenset[int] = frozenset()
+    if baseline_known is not None:
+        baselined = frozenset(baseline_mod.match(findings, args.baseline, baseline_known))
+    _write_output(_render(args, findings, baselined, sources), args.output_file)
+    reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
+    if args.output_format in HUMAN_FORMATS and not args.quiet:
+        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
+    if args.exit_zero:
+        return 0
+    changed = args.exit_non_zero_on_fix and fixes is not None and bool(fixes.changed_files)
+    return 1 if reported or changed else 0
+
+
+def _render(args: argparse.Namespace, findings: list[Any], baselined: frozenset[int], sources: dict[str, str]) -> str:
     from dispatchguard import __version__, lint
     from dispatchguard.cli.output import Context, render
+    from dispatchguard.cli.output.style import use_colour
 
+    # a file named by --output-file is never coloured, as in ruff
+    colour = args.output_format in HUMAN_FORMATS and args.output_file is None and use_colour(sys.stdout)
     context = Context(
         rules=lint.RULES,
         cwd=os.getcwd(),
         baselined=baselined,
         show_suppressed=args.show_suppressed,
         version=__version__,
-        colour=args.output_format == "text" and use_colour(sys.stdout),
+        colour=colour,
+        sources=sources,
     )
-    if not args.statistics:
-        return render(args.output_format, findings, context)
-    from dispatchguard.cli.output import json_format, text
+    if args.statistics:
+        from dispatchguard.cli.output import json_format, text
 
-    module = json_format if args.output_format == "json" else text
-    return module.render_statistics(findings, context)
+        module = json_format if args.output_format == "json" else text
+        return module.render_statistics(findings, context)
+    return render(args.output_format, findings, context)
+
+
+def _write_output(output: str, output_file: str | None) -> None:
+    if output_file is None:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+        return
+    try:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    except OSError as exc:
+        raise UsageError(f"--output-file: cannot write {output_file}: {exc.strerror or exc}") from None
 
 
 def _stdin_path(args: argparse.Namespace) -> str | None:
@@ -284,7 +327,7 @@ def _stdin_path(args: argparse.Namespace) -> str | None:
     if paths != ["-"] and paths:
         raise UsageError("'-' (standard input) cannot be combined with other paths")
     for flag, given in (
-        ("--fix", args.fix or args.unsafe_fixes),
+        ("--fix", args.fix),
         ("--add-noqa", args.add_noqa is not None),
         ("--write-baseline", args.write_baseline),
     ):
@@ -302,9 +345,10 @@ def _stdin_path(args: argparse.Namespace) -> str | None:
     return name
 
 
-def _check_stdin(path: str, named: bool, config: Any) -> Any:
-    """The report of standard input checked as ``path`` (shown as ``-`` when no name was given).
-    With ``force-exclude``, an excluded ``path`` is not checked, as ruff does."""
+def _check_stdin(path: str, named: bool, config: Any, sources: dict[str, str]) -> Any:
+    """The report of standard input checked as ``path`` (shown as ``-`` when no name was given);
+    its text goes into ``sources`` under the path findings show. With ``force-exclude``, an
+    excluded ``path`` is not checked, as ruff does."""
     from dispatchguard.lint import CheckReport
     from dispatchguard.lint.discovery import is_excluded
     from dispatchguard.lint.source import check_buffer
@@ -315,7 +359,17 @@ def _check_stdin(path: str, named: bool, config: Any) -> Any:
     findings = check_buffer(path, data, config)
     if not named:
         findings = [dataclasses.replace(f, path="-") for f in findings]
+    for finding in findings[:1]:
+        sources[finding.path] = _decoded(data)
     return CheckReport(findings, 1)
+
+
+def _decoded(data: bytes) -> str:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding, "replace")
+    except (SyntaxError, LookupError):  # a bad coding cookie: the finding is DG001 anyway
+        return data.decode("utf-8", "replace")
 
 
 def _recheck(paths: list[str], args: argparse.Namespace, config: Any) -> Any:
@@ -324,7 +378,7 @@ def _recheck(paths: list[str], args: argparse.Namespace, config: Any) -> Any:
     return lint.check_paths(paths, config, jobs=1, use_cache=not args.no_cache, cache_dir=args.cache_dir)
 
 
-def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
+def _apply_fixes(args: argparse.Namespace, config: Any) -> Any:
     from dispatchguard.cli.fix import fix_summary
     from dispatchguard.fix import apply_fixes
 
@@ -336,7 +390,29 @@ def _apply_fixes(args: argparse.Namespace, config: Any) -> None:
         use_cache=not args.no_cache,
         cache_dir=args.cache_dir,
     )
-    print(fix_summary(report, diff=False), file=sys.stderr)
+    if args.show_fixes:
+        sys.stderr.write(_fixed_listing(report.applied))
+    if not args.quiet:
+        print(fix_summary(report, diff=False), file=sys.stderr)
+    return report
+
+
+def _fixed_listing(applied: list[Any]) -> str:
+    """ruff's `--show-fixes` block: per file, how many findings of each code were fixed."""
+    if not applied:
+        return ""
+    from dispatchguard.lint import RULES
+
+    by_file: dict[str, dict[str, int]] = {}
+    for fix in applied:
+        codes = by_file.setdefault(fix.path, {})
+        codes[fix.code] = codes.get(fix.code, 0) + 1
+    lines = [f"Fixed {plural(len(applied), 'finding')}:"]
+    for path, codes in sorted(by_file.items()):
+        lines.append(f"- {path}:")
+        # ruff's own listing uses the multiplication sign
+        lines += [f"    {count} × {code} ({RULES[code].name})" for code, count in sorted(codes.items())]  # noqa: RUF001
+    return "\n".join(lines) + "\n"
 
 
 def _summary(reported: int, hidden: int, files: int, notebooks: int = 0) -> str:

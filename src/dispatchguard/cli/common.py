@@ -41,6 +41,50 @@ def add_project_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_optional_value_option(
+    parser: argparse.ArgumentParser, option: str, *, dest: str, help: str, group: Any = None
+) -> None:
+    """An option whose value is optional and can only follow ``=`` (clap's ``require_equals``, as in
+    ruff's ``--add-noqa[=REASON]``): the bare option is a flag that never takes the next word, so
+    ``--add-noqa a.py b.py`` checks both files. argparse has no such option (``nargs="?"`` takes the
+    next word, even a path), so the parser reads ``OPTION=VALUE`` itself and hands argparse the flag.
+    The value is ``""`` for the bare flag and None when the option is absent; ``group`` is the
+    help section the option is listed in."""
+    (group or parser).add_argument(option, dest=dest, action="store_const", const="", default=None, help=help)
+    parse = parser.parse_known_args
+    prefix = option + "="
+
+    def parse_known_args(args: Any = None, namespace: Any = None) -> Any:
+        given = list(sys.argv[1:] if args is None else args)
+        value, handed = None, []
+        for position, arg in enumerate(given):
+            if arg == "--":  # after it, `--add-noqa=x` is a file name
+                handed += given[position:]
+                break
+            if arg.startswith(prefix):
+                value, arg = arg[len(prefix) :], option
+            handed.append(arg)
+        namespace, extras = parse(handed, namespace)
+        if value is not None:
+            setattr(namespace, dest, value)
+        return namespace, extras
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
+def require_paths(paths: list[str]) -> None:
+    """Every path exists. ``-`` (standard input) is named as such: only ``check`` reads it, and only
+    to report, never to write."""
+    for path in paths:
+        if path == "-":
+            raise UsageError(
+                "'-' (standard input) cannot be written back; "
+                "to check a buffer: dispatchguard check --stdin-filename PATH -"
+            )
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or directory")
+
+
 def code_list(value: str) -> list[str]:
     """argparse type for `--select DG101,DG1`: upper-cased codes or prefixes, or ALL."""
     codes = [part.strip().upper() for part in value.split(",") if part.strip()]

@@ -19,7 +19,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from dispatchguard.cli.output import Context, is_hidden, rule_url
+from dispatchguard.cli.output import Context, is_hidden
 
 
 def fix_dict(fix: Any) -> dict[str, Any] | None:
@@ -42,20 +42,25 @@ def fix_dict(fix: Any) -> dict[str, Any] | None:
 def to_dict(finding: Any, context: Context) -> dict[str, Any]:
     return {
         "code": finding.code,
-        "name": getattr(context.rules.get(finding.code), "name", None),
+        "name": context.rules[finding.code].name,
         "message": finding.message,
         # standard input checked without --stdin-filename is "-", as in ruff
         "filename": "-" if finding.path == "-" else os.path.normpath(os.path.join(context.cwd, finding.path)),
         "location": {"row": finding.line, "column": finding.col},
         "end_location": {"row": finding.end_line, "column": finding.end_col},
         "fix": fix_dict(finding.fix),
-        "url": rule_url(finding.code),
+        "url": context.rules[finding.code].url,
         "noqa_row": finding.line,
     }
 
 
+def shown(findings: Sequence[Any], context: Context) -> list[dict[str, Any]]:
+    """The objects of the findings that are not silenced."""
+    return [to_dict(f, context) for f in findings if not is_hidden(f, context)]
+
+
 def render(findings: Sequence[Any], context: Context) -> str:
-    items = [to_dict(f, context) for f in findings if not is_hidden(f, context)]
+    items = shown(findings, context)
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -63,7 +68,7 @@ def render_statistics(findings: Sequence[Any], context: Context) -> str:
     from dispatchguard.cli.output.text import count_by_code
 
     rows = [
-        {"code": code, "name": getattr(context.rules.get(code), "name", ""), "count": count}
+        {"code": code, "name": context.rules[code].name, "count": count}
         for code, count in count_by_code(findings, context)
     ]
     return json.dumps(rows, indent=2) + "\n"

@@ -12,24 +12,31 @@ from __future__ import annotations
 
 import json
 import os
+import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dispatchguard.cli.output import PROJECT_URL, Context, rule_url
+from dispatchguard.cli.output import PROJECT_URL, Context
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _rule_descriptor(code: str, rule: Any) -> dict[str, Any]:
-    summary = getattr(rule, "summary", "") or getattr(rule, "message", "") or code
+def readable_template(message: str) -> str:
+    """A rule's message template with its fields shown as ``<call>``, ``<reason>``: a viewer shows
+    the rule's description as it is, so it must never show ``str.format`` braces."""
+    fields = {name for _, name, _, _ in string.Formatter().parse(message) if name}
+    return message.format_map({name: f"<{name}>" for name in fields})
+
+
+def _rule_descriptor(rule: Any) -> dict[str, Any]:
     return {
-        "id": code,
-        "name": getattr(rule, "name", code),
-        "shortDescription": {"text": summary},
-        "fullDescription": {"text": getattr(rule, "message", "") or summary},
-        "helpUri": rule_url(code),
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": f"{rule.summary}: {readable_template(rule.message)}."},
+        "helpUri": rule.url,
         "defaultConfiguration": {"level": "error"},
     }
 
@@ -62,7 +69,7 @@ def _fix(finding: Any) -> dict[str, Any]:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
-    codes = sorted(set(context.rules) | {f.code for f in findings})
+    codes = sorted(context.rules)
     index = {code: i for i, code in enumerate(codes)}
     results = []
     for finding in findings:
@@ -102,7 +109,7 @@ def render(findings: Sequence[Any], context: Context) -> str:
                         "name": "dispatchguard",
                         "version": context.version or "0",
                         "informationUri": PROJECT_URL,
-                        "rules": [_rule_descriptor(code, context.rules.get(code)) for code in codes],
+                        "rules": [_rule_descriptor(context.rules[code]) for code in codes],
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(context.cwd).as_uri() + "/"}},

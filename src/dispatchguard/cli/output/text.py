@@ -36,9 +36,7 @@ def render_statistics(findings: Sequence[Any], context: Context) -> str:
     """One row per code with a count, most frequent first (ruff's `--statistics` layout)."""
     rows = []
     for code, count in count_by_code(findings, context):
-        rule = context.rules.get(code)
-        name = getattr(rule, "name", "")
-        rows.append(f"{count:>5}\t{code}\t{name}".rstrip())
+        rows.append(f"{count:>5}\t{code}\t{context.rules[code].name}")
     return "".join(row + "\n" for row in rows)
 
 

@@ -1,0 +1,28 @@
+"""ruff's ``grouped`` format: the findings under their file, ``line:col CODE message``, with the
+positions aligned and a blank line after each file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dispatchguard.cli.output import Context, is_hidden
+from dispatchguard.cli.output.style import BOLD, RED, paint
+
+
+def format_group(path: str, findings: Sequence[Any], colour: bool = False) -> str:
+    row_width = max(len(str(f.line)) for f in findings)
+    col_width = max(len(str(f.col)) for f in findings)
+    lines = [paint(path, BOLD, enabled=colour) + ":"]
+    for f in findings:
+        code = paint(f.code, BOLD, RED, enabled=colour)
+        lines.append(f"  {f.line:>{row_width}}:{f.col:<{col_width}} {code} {f.message}")
+    return "\n".join(lines) + "\n\n"
+
+
+def render(findings: Sequence[Any], context: Context) -> str:
+    groups: dict[str, list[Any]] = {}
+    for finding in findings:
+        if not is_hidden(finding, context):
+            groups.setdefault(finding.path, []).append(finding)
+    return "".join(format_group(path, group, context.colour) for path, group in groups.items())

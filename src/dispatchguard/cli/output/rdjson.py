@@ -1,0 +1,56 @@
+"""reviewdog's Diagnostic Format (``rdjson``, ``reviewdog -f=rdjson``): ``{"source", "severity",
+"diagnostics"}``, each diagnostic with its ``message``, ``location`` (the absolute path and a
+range whose end is exclusive), ``code`` (``value`` and ``url``) and, when the finding carries a
+fix, ``suggestions``. Columns count UTF-8 bytes, as the format specifies (the other formats count
+characters)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from dispatchguard.cli.output import PROJECT_URL, Context, is_hidden
+from dispatchguard.cli.output.source import Sources
+
+
+def _position(sources: Sources, path: str, line: int, col: int) -> dict[str, int]:
+    return {"line": line, "column": sources.byte_column(path, line, col)}
+
+
+def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, Any]:
+    path = finding.path
+    item: dict[str, Any] = {
+        "message": finding.message,
+        "location": {
+            "path": "-" if path == "-" else os.path.normpath(os.path.join(context.cwd, path)),
+            "range": {
+                "start": _position(sources, path, finding.line, finding.col),
+                "end": _position(sources, path, finding.end_line, finding.end_col),
+            },
+        },
+        "code": {"value": finding.code, "url": context.rules[finding.code].url},
+    }
+    if finding.fix is not None:
+        item["suggestions"] = [
+            {
+                "range": {
+                    "start": _position(sources, path, edit.line, edit.col),
+                    "end": _position(sources, path, edit.end_line, edit.end_col),
+                },
+                "text": edit.content,
+            }
+            for edit in finding.fix.edits
+        ]
+    return item
+
+
+def render(findings: Sequence[Any], context: Context) -> str:
+    sources = Sources(context)
+    result = {
+        "source": {"name": "dispatchguard", "url": PROJECT_URL},
+        "severity": "ERROR",
+        "diagnostics": [diagnostic(f, context, sources) for f in findings if not is_hidden(f, context)],
+    }
+    return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
