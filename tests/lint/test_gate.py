@@ -10,7 +10,7 @@ import random
 import pytest
 
 from dispatchguard.lint import LintConfig
-from dispatchguard.lint.index import IDENTIFIER
+from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, IDENTIFIER
 from dispatchguard.lint.project import WordSet, may_have_findings, seed_words
 
 
@@ -67,8 +67,9 @@ def test_private_run_calls_pass_the_gate_without_words() -> None:
 def test_seed_words_come_from_the_configuration() -> None:
     config = LintConfig(tool_bases=("my.pkg.Base", "own.Base2"), tool_decorators=("deco",), tool_packages=("pk.tools",))
     seeds = seed_words(config, project_modules={"own"})
-    # outside the project: all parts must be named; bare or inside the project: the last part
-    assert seeds.words == {"deco", "Base2"}
+    # outside the project: all parts must be named; bare or inside the project: the last part;
+    # and the names a project gives its own tool base
+    assert seeds.words == {"deco", "Base2"} | HOME_GROWN_BASE_NAMES
     assert seeds.joint == {("Base", "my", "pkg"), ("pk", "tools")}
     assert seeds.named_in(b"from my.pkg import Base")
     assert not seeds.named_in(b"Base = 1\npkg = 2")

@@ -12,7 +12,8 @@ returns are all known to be JSON text, all known not to be, or it only raises (s
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
 
-- ``["class", [base, ...]]`` a class and its base expressions (dotted names)
+- ``["class", [base, ...]]`` a class and its base expressions (dotted names);
+  ``["class", [base, ...], "base"]`` for a project's own tool base (see :func:`is_home_grown_base`)
 - ``["def", [decorator, ...]]`` a function and its decorators
 - ``["ref", dotted]`` an alias of another name
 - ``["call", dotted]`` the result of calling a name (an instance when it is a class);
@@ -118,6 +119,48 @@ def _collect_subscript(node: ast.Subscript, names: list, items: list, types: lis
             _collect_annotation(arg, types, [], [], depth + 1)
     else:  # a generic class: SomeTool[int] is an instance of SomeTool
         names.append(base)
+
+
+#: The names a project gives its own replacement of a framework's tool base.
+HOME_GROWN_BASE_NAMES = frozenset({"BaseTool", "Tool", "ToolBase", "AbstractTool", "BaseAgentTool", "AgentTool"})
+_RUN_METHODS = frozenset({"run", "_run", "arun", "_arun"})
+
+
+def is_home_grown_base(stmt: ast.ClassDef) -> bool:
+    """Whether a class is a project's own tool base: named like a framework's (``BaseTool``,
+    ``Tool``), it has a run method and says what the model sees of a tool (``name`` and
+    ``description``, at class level or set in ``__init__``). A framework's own tool classes have
+    the same shape, so an installed library read from source is judged alike."""
+    if stmt.name not in HOME_GROWN_BASE_NAMES:
+        return False
+    methods = {s.name: s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not _RUN_METHODS.intersection(methods):
+        return False
+    bound = _class_level_names(stmt.body)
+    init = methods.get("__init__")
+    if init is not None:
+        bound |= _self_attributes(init)
+    return {"name", "description"} <= bound
+
+
+def _class_level_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.add(stmt.target.id)
+        elif isinstance(stmt, ast.Assign):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {
+        target.attr
+        for stmt in ast.walk(function)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+        for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+    }
 
 
 def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
@@ -317,7 +360,8 @@ class _Block:
 
     def class_def(self, stmt: ast.ClassDef) -> None:
         bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
-        _bind(self.defs, self.imports, stmt.name, ["class", bases])
+        desc: Desc = ["class", bases, "base"] if is_home_grown_base(stmt) else ["class", bases]
+        _bind(self.defs, self.imports, stmt.name, desc)
 
     def function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]

@@ -32,7 +32,7 @@ from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
-from dispatchguard.lint.index import IDENTIFIER, module_names, summarise
+from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, IDENTIFIER, module_names, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
@@ -260,9 +260,9 @@ class Project:
         for info in list(self.infos.values()):
             prefix = f"{info.name}." if info.name else ""
             for name, descs in info.defs.items():
-                # undecorated functions and classes without bases are never tool-related
+                # undecorated functions and classes without bases (but tool bases) are never tool-related
                 if name not in words and (
-                    any(d[1] for d in descs if d[0] in ("def", "class"))
+                    any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class"))
                     or any(d[0] not in ("def", "class") for d in descs)
                 ):
                     if kind(prefix + name) in TOOL_KINDS:
@@ -325,7 +325,7 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
     resolved from their summaries, like any module of the project.
     """
     modules = frozenset(project_modules)
-    words: set[str] = set()
+    words: set[str] = set(HOME_GROWN_BASE_NAMES)  # a project's own tool base is found by its name
     joint: set[tuple[str, ...]] = set()
     packages = frozenset(config.tool_packages)
     for entry in (*config.tool_bases, *config.tool_decorators, *packages):

@@ -260,7 +260,7 @@ class Resolver:
         if tag == "call":
             return self.call_kind(info, desc[1], len(desc) > 2)
         if tag == "class":
-            return self.class_kind(info, desc[1], full)
+            return CLASS if len(desc) > 2 else self.class_kind(info, desc[1], full)
         if tag == "def":
             return self.def_kind(info, desc[1])
         if tag == "item":
