@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dispatchguard.lint.index import dotted, import_bindings
+from dispatchguard.lint.inference.flow import model_call_target
 from dispatchguard.lint.kinds import CLASS, DECORATOR, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 
@@ -155,7 +156,12 @@ def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
     ctx.visit(node.iter)
     element, second = ctx.element_kind(node.iter)
     _bind_loop_target(ctx, node.target, element, second)
+    model_call = model_call_target(node)
+    if model_call is not None:
+        ctx.model_calls.append(model_call)
     ctx.body(node.body)
+    if model_call is not None:
+        ctx.model_calls.pop()
     ctx.body(node.orelse)
 
 
@@ -291,10 +297,12 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
     ctx.scopes.append(scope)
     fn.scopes = list(ctx.scopes)
     ctx.dispatcher_depth += is_dispatcher
+    loops, ctx.model_calls = ctx.model_calls, []  # a function defined in a loop runs elsewhere
     try:
         ctx.body(node.body)
     finally:
         ctx.dispatcher_depth -= is_dispatcher
+        ctx.model_calls = loops
         ctx.scopes.pop()
 
 

@@ -45,7 +45,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, options_only
-from dispatchguard.lint.inference.flow import outside_instance_class, registry_lookup_by_caller
+from dispatchguard.lint.inference.flow import outside_instance_class, registry_lookup_by_caller, rooted_in
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
@@ -88,6 +88,9 @@ class Context:
         self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
+        #: names bound by the enclosing loops over a model reply's tool calls (``for call in
+        #: reply.tool_calls``): a tool run with one of them routes the model's call
+        self.model_calls: list[str] = []
         self.created: list[FunctionInfo] = []
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
@@ -196,10 +199,18 @@ class Context:
         """Whether ``node`` takes a tool out of a registry by a key known only at run time
         (:func:`.inference.flow.registry_lookup_by_caller`): the project's own dispatch point,
         detected when no ``dispatchers`` are configured."""
-        fn = self.function
-        if fn is None or self.resolver.config.dispatchers_configured:
+        if self.resolver.config.dispatchers_configured:
             return False
-        return registry_lookup_by_caller(self, node, fn)
+        return registry_lookup_by_caller(self, node, self.function, self.model_calls)
+
+    def routes_model_call(self, node: ast.Call) -> bool:
+        """Whether a call passes the model's tool call it is looping over (``convert.invoke(call)``,
+        ``tool.run(**call["args"])``): the project's own dispatch point, detected when no
+        ``dispatchers`` are configured."""
+        if not self.model_calls or self.resolver.config.dispatchers_configured:
+            return False
+        values = [*node.args, *(k.value for k in node.keywords)]
+        return any(rooted_in(v, self.model_calls) for v in values)
 
     @property
     def own_dispatchers(self) -> tuple[str, ...]:

@@ -693,6 +693,47 @@ def fallback(tools_by_name, call):
 
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
+# case: valid a loop over the model's tool calls routes them: the project's dispatch point
+from langchain_core.tools import tool
+
+@tool
+def convert(q: str) -> str:
+    """Convert."""
+    return q
+
+@tool
+def factor(q: str) -> str:
+    """Factor."""
+    return q
+
+TOOLS_BY_NAME = {t.name: t for t in [convert, factor]}
+reply = llm.invoke("hi")
+for call in reply.tool_calls:
+    if call["name"] == "convert":
+        convert.invoke(call)
+    if call["name"] == "factor":
+        factor.invoke(call["args"])
+    TOOLS_BY_NAME[call["name"]].invoke(call)
+
+def step(message):
+    for index, call in enumerate(message.get("tool_calls", [])):
+        selected = TOOLS_BY_NAME[call["name"]]
+        selected.invoke(**call["args"])
+
+# case: invalid inside a loop over the model's calls, a tool run without the call is still direct
+from langchain_core.tools import tool
+
+@tool
+def convert(q: str) -> str:
+    """Convert."""
+    return q
+
+for call in reply.tool_calls:
+    convert.invoke("10 USD")  # error: DG101:5 direct tool call `convert.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    def later(q):
+        return convert.invoke(call)  # error: DG101:16 direct tool call `convert.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
 # case: invalid a constant key picks one tool: a direct call
 from langchain_core.tools import tool
 

@@ -920,3 +920,32 @@ class Either(BaseTool):
 class Known(BaseTool):
     def _run(self, q: str) -> dict:
         return json.dumps({"q": q})
+
+# case: invalid a project's own tool base (a local replacement of CrewAI's) makes its subclasses tools
+class BaseTool:
+    name: str = "UnnamedTool"
+    description: str = "Generic tool interface"
+
+    def run(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+    def _run(self, *args, **kwargs):
+        raise NotImplementedError("Tool must implement _run() method.")
+
+
+class StorageTool(BaseTool):
+    name = "storage"
+    description = "Stores a file."
+
+    def _run(self, path):
+        return {"stored": path}  # error: DG103:16 `StorageTool._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a class named Tool that says nothing of itself to a model is no tool base
+class Tool:
+    def run(self, job):
+        return job.start()
+
+
+class Hammer(Tool):
+    def run(self, job):
+        return {"hit": job}

@@ -6,6 +6,7 @@ walker's ``Context``, whose bindings they read."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dispatchguard.lint.index import ITEM_METHODS
@@ -42,12 +43,56 @@ def optional_inner(node: ast.expr) -> ast.expr:
     return node
 
 
-def run_time_key(key: ast.AST, fn: FunctionInfo) -> bool:
-    """A key the function gets from its caller: a parameter, a part of one (``action.name``,
-    ``call["name"]``), or a local bound only to such values; not a constant, and not a loop or
-    comprehension variable (running every tool of a registry is no dispatch)."""
+MODEL_CALLS = "tool_calls"
+
+
+def iterates_model_calls(node: ast.AST) -> bool:
+    """Whether a loop runs over a model reply's tool calls: ``reply.tool_calls``,
+    ``message["tool_calls"]``, ``msg.get("tool_calls", [])``, ``enumerate(...)`` of one."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "reversed"):
+        return bool(node.args) and iterates_model_calls(node.args[0])
+    if isinstance(node, ast.BoolOp):  # ``reply.tool_calls or []``
+        return iterates_model_calls(node.values[0])
+    if isinstance(node, ast.Attribute):
+        return node.attr == MODEL_CALLS
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == MODEL_CALLS
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        first = node.args[0] if node.args else None
+        return isinstance(first, ast.Constant) and first.value == MODEL_CALLS
+    return False
+
+
+def model_call_target(loop: ast.For | ast.AsyncFor | ast.comprehension) -> str | None:
+    """The name a loop over a model reply's tool calls binds each call to (the second of an
+    ``enumerate``), or None for any other loop."""
+    if not iterates_model_calls(loop.iter):
+        return None
+    target = loop.target
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def rooted_in(node: ast.AST, names: Sequence[str]) -> bool:
+    """Whether ``node`` is one of ``names`` or a part of one (``call["args"]``, ``call.name``,
+    ``**call["args"]``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str] = ()) -> bool:
+    """A key known only at run time: a part of the model's tool call being looped over
+    (``tools[call["name"]]``), or, in a function, a parameter, a part of one (``action.name``,
+    ``call["name"]``), or a local bound only to such values; not a constant, and not a variable of
+    another loop or comprehension (running every tool of a registry is no dispatch)."""
+    if rooted_in(key, model_calls):
+        return True
     while isinstance(key, (ast.Attribute, ast.Subscript)):
         key = key.value
+    if fn is None:
+        return False
     if isinstance(key, ast.Call):
         return True
     if not isinstance(key, ast.Name):
@@ -69,16 +114,16 @@ def _parameters(node: ast.AST) -> set[str]:
     return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
 
 
-def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo) -> bool:
-    """``tools[name]``, ``tools.get(action.name)`` of a registry of tools, with a key from the
-    caller (:func:`run_time_key`), or a local name bound only to such lookups."""
+def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
+    """``tools[name]``, ``tools.get(action.name)`` of a registry of tools, with a key known only at
+    run time (:func:`run_time_key`), or a local name bound only to such lookups."""
     if isinstance(node, ast.Name):
-        values = fn.assigns.get(node.id)
-        return bool(values) and all(v is not None and _registry_lookup(ctx, v, fn) for v in values)
-    return _registry_lookup(ctx, node, fn)
+        values = fn.assigns.get(node.id) if fn is not None else None
+        return bool(values) and all(v is not None and _registry_lookup(ctx, v, fn, model_calls) for v in values)
+    return _registry_lookup(ctx, node, fn, model_calls)
 
 
-def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo) -> bool:
+def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
     if isinstance(node, ast.Subscript):
         container, key = node.value, node.slice
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ITEM_METHODS:
@@ -87,7 +132,7 @@ def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo) -> bool:
         container, key = node.func.value, node.args[0]
     else:
         return False
-    return run_time_key(key, fn) and ctx.kind_of(container) == REGISTRY
+    return run_time_key(key, fn, model_calls) and ctx.kind_of(container) == REGISTRY
 
 
 def outside_instance_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:

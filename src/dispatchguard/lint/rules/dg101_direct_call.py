@@ -41,13 +41,13 @@ def check_call(ctx: Context, node: ast.Call) -> None:
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in RUN_METHODS:
         receiver = func.value
-        if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver):
+        if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver) or ctx.routes_model_call(node):
             return  # a tool's own methods; the project's dispatch point running the tool it looked up
         if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
             call = f"{describe(receiver)}.{func.attr}(...)"
             ctx.report(node, RULE.code, RULE.message.format(call=call, dispatcher=_dispatcher(ctx)))
         return
-    if ctx.callee_kind(node) == TOOL and not ctx.is_runtime_lookup(func):
+    if ctx.callee_kind(node) == TOOL and not (ctx.is_runtime_lookup(func) or ctx.routes_model_call(node)):
         ctx.report(node, RULE.code, RULE.message.format(call=f"{describe(func)}(...)", dispatcher=_dispatcher(ctx)))
 
 
