@@ -132,3 +132,43 @@ def weather(city: str):
     """Weather."""
     response = requests.get("https://example.invalid", params={"q": city})
     return response.json()  # error: DG104:12 tool function `weather` returns a parsed value (`.json()` of an HTTP response), not text, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid a parser's value and text that failed to parse as JSON are no JSON strings
+import ast
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def tracks(artist: str):
+    """Tracks."""
+    return ast.literal_eval(run_sql(artist))  # error: DG104:12 tool function `tracks` returns a parsed value (`ast.literal_eval`), not text, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def plot(path: str) -> str:
+    """Plot."""
+    output = run_script(path)
+    try:
+        data = json.loads(output)
+        return json.dumps({"file": data["file"]})
+    except json.JSONDecodeError:
+        return output  # error: DG104:16 tool function `plot` returns text that failed to parse as JSON (`output`, from its `except`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid text parsed again after a failed parse is not the failed text
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def plot(path: str) -> str:
+    """Plot."""
+    output = run_script(path)
+    try:
+        json.loads(output)
+    except ValueError:
+        output = json.dumps({"raw": output})
+        return output
+    return output

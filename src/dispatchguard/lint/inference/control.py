@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 
 def only_raises(body: list[ast.stmt]) -> bool:
@@ -63,3 +64,69 @@ def _has_break(body: list[ast.stmt]) -> bool:
             if isinstance(node, ast.Break):
                 return True
     return False
+
+
+_PARSE_ERRORS = frozenset({"JSONDecodeError", "ValueError"})
+
+
+def failed_json_parses(node: ast.AST) -> dict[int, str]:
+    """The returns of a function that hand back text the function just failed to parse as JSON:
+    ``try: json.loads(text) ... except json.JSONDecodeError: return text``. Maps ``id`` of each
+    such ``return`` to the name returned (that text is known not to be JSON)."""
+    found: dict[int, str] = {}
+    for stmt in _own_nodes(node):
+        if not isinstance(stmt, ast.Try):
+            continue
+        parsed = {name for body_stmt in stmt.body for name in _json_parsed_names(body_stmt)}
+        if not parsed:
+            continue
+        for handler in stmt.handlers:
+            if not _catches_parse_error(handler.type):
+                continue
+            assigned = {t.id for n in _own_nodes(handler) for t in _targets(n)}
+            for inner in _own_nodes(handler):
+                if isinstance(inner, ast.Return) and isinstance(inner.value, ast.Name):
+                    name = inner.value.id
+                    if name in parsed and name not in assigned:
+                        found[id(inner)] = name
+    return found
+
+
+def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function or block, not those of the functions and classes defined in it."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(current))
+
+
+def _json_parsed_names(stmt: ast.stmt) -> set[str]:
+    names: set[str] = set()
+    for inner in [stmt, *_own_nodes(stmt)]:
+        if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name):
+            func = inner.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if last == "loads":
+                names.add(inner.args[0].id)
+    return names
+
+
+def _catches_parse_error(kind: ast.expr | None) -> bool:
+    if isinstance(kind, ast.Tuple):
+        return any(_catches_parse_error(e) for e in kind.elts)
+    name = kind.attr if isinstance(kind, ast.Attribute) else getattr(kind, "id", None)
+    return name in _PARSE_ERRORS
+
+
+def _targets(node: ast.AST) -> list[ast.Name]:
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        targets = [node.target]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    else:
+        return []
+    return [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]

@@ -25,6 +25,13 @@ NEVER = "never"
 # classification: "json", None (unknown), or a description of what is returned (not JSON)
 
 _JSON_FUNCS = frozenset({"json.dumps", "simplejson.dumps", "ujson.dumps", "rapidjson.dumps"})
+#: Parsers: what they give is the parsed value (a dict, a list, a number), not the text parsed.
+_PARSERS = frozenset(
+    {
+        "json.loads", "json.load", "simplejson.loads", "ujson.loads", "orjson.loads", "rapidjson.loads",
+        "ast.literal_eval", "yaml.safe_load", "yaml.load", "yaml.full_load", "tomllib.loads", "toml.loads",
+    }
+)  # fmt: skip
 _NOT_JSON_BUILTINS = {
     "str": "`str(...)` (a Python repr)",
     "repr": "`repr(...)` (a Python repr)",
@@ -370,6 +377,8 @@ class Classifier:
             return JSON
         if qual == "orjson.dumps":
             return "bytes (`orjson.dumps` without `.decode()`)"
+        if qual in _PARSERS:
+            return f"a parsed value (`{qual}`), not text"
         target = ctx.module_function(qual)
         if target is not None:
             return self.function(target, depth + 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from dispatchguard.lint.inference.control import ends
+from dispatchguard.lint.inference.control import ends, failed_json_parses
 from dispatchguard.lint.inference.returns import JSON, Classifier
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name:
         ctx.report(node, code, message.format(method=name, what=what))
     classifier = Classifier(ctx)
     declared = classifier.declared(fn)
+    failed_parses: dict[int, str] | None = None
     for ret in fn.returns:
         value = ret.value
         if value is None:
@@ -47,6 +48,11 @@ def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name:
             continue
         if verdict is None and not fn.artifact:
             verdict = declared
+        if verdict is None and isinstance(value, ast.Name):
+            if failed_parses is None:
+                failed_parses = failed_json_parses(node)
+            if id(ret) in failed_parses:
+                verdict = f"text that failed to parse as JSON (`{value.id}`, from its `except`)"
         if verdict is None:
             if not ctx.strict:
                 continue
