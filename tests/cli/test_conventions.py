@@ -254,6 +254,44 @@ def test_show_settings_without_configuration(tmp_path):
     ]
 
 
+DISPATCHING_AGENT = """\
+from langchain_core.tools import tool
+
+
+@tool
+def convert(q: str) -> str:
+    \"\"\"Convert.\"\"\"
+    return q
+
+
+TOOLS = {"convert": convert}
+
+
+def step(reply):
+    for call in reply.tool_calls:
+        TOOLS[call["name"]].invoke(call["args"])
+
+
+def fallback(action):
+    return TOOLS.get(action.tool).invoke(action.tool_input)
+"""
+
+
+def test_show_settings_lists_the_detected_dispatch_points(tmp_path):
+    write_tree(tmp_path / "p", {"pyproject.toml": "[tool.dispatchguard]\n", "agent.py": DISPATCHING_AGENT})
+    done = run_cli("check", "--show-settings", cwd=tmp_path / "p")
+    assert done.returncode == 0, done.stderr
+    tail = done.stdout.splitlines()[-3:]
+    assert tail == [
+        "# dispatch points detected (DG101 lets them run tools; pin them with dispatchers = [...]): 2",
+        "#   agent.py:15 in step",
+        "#   agent.py:19 in fallback",
+    ]
+    (tmp_path / "p" / "pyproject.toml").write_text('[tool.dispatchguard]\ndispatchers = ["step"]\n')
+    configured = run_cli("check", "--show-settings", cwd=tmp_path / "p")
+    assert configured.stdout.splitlines()[-1] == "# dispatch points: the configured dispatchers only (detection is off)"
+
+
 # ------------------------------------------------------------------ JSON and notebooks
 
 

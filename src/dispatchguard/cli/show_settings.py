@@ -134,4 +134,20 @@ def detected(config: LintConfig, paths: list[str]) -> str:
         lines.append(f"#   {relpath} (matches {pattern})")
     if len(tool_files) > _SHOWN_FILES:
         lines.append(f"#   ... and {len(tool_files) - _SHOWN_FILES} more")
+    lines.extend(_dispatch_points(config, paths))
     return "\n".join(lines) + "\n"
+
+
+def _dispatch_points(config: LintConfig, paths: list[str]) -> list[str]:
+    """The dispatch points a check detects (DG101 lets them run tools), or why none are."""
+    if config.dispatchers_configured:
+        return ["# dispatch points: the configured dispatchers only (detection is off)"]
+    from dispatchguard.lint.engine import check_paths
+
+    points = check_paths(paths or ["."], config).dispatch_points
+    heading = "# dispatch points detected (DG101 lets them run tools; pin them with dispatchers = [...])"
+    lines = [f"{heading}: {len(points)}"]
+    lines.extend(f"#   {path}:{line} in {function}" for path, line, function in points[:_SHOWN_FILES])
+    if len(points) > _SHOWN_FILES:
+        lines.append(f"#   ... and {len(points) - _SHOWN_FILES} more")
+    return lines

@@ -15,7 +15,7 @@ from dispatchguard.lint.project import WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
-CACHE_VERSION = 10
+CACHE_VERSION = 11
 CACHE_DIRNAME = ".dispatchguard_cache"
 
 # (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
@@ -27,7 +27,8 @@ class FileResult:
     """A checked file's findings and what they were computed from: the kinds the walk looked up
     (``deps``, ``class_deps``: ``[qualified name, kind]``) and the return verdicts of other
     modules' functions (``return_deps``: ``[qualified name, verdict]``), or, when the walk was skipped because
-    the file names no tool word (``gated``: valid while the tool words are those of the cache)."""
+    the file names no tool word (``gated``: valid while the tool words are those of the cache);
+    ``dispatch_points``: ``[line, function]`` of the dispatch points the walk detected."""
 
     findings: list[CachedFinding]
     module: str | None = None
@@ -35,6 +36,7 @@ class FileResult:
     class_deps: list[list[Any]] = dataclasses.field(default_factory=list)
     gated: bool = False
     return_deps: list[list[Any]] = dataclasses.field(default_factory=list)
+    dispatch_points: list[list[Any]] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: Any) -> FileResult | None:
@@ -42,7 +44,7 @@ class FileResult:
         if not isinstance(data, dict):
             return None
         findings, deps, class_deps = data.get("findings"), data.get("deps", []), data.get("class_deps", [])
-        return_deps = data.get("return_deps", [])
+        return_deps, points = data.get("return_deps", []), data.get("dispatch_points", [])
         module, gated = data.get("module"), data.get("gated", False)
         if not (
             isinstance(findings, list)
@@ -50,9 +52,11 @@ class FileResult:
             and all(_pairs(d) for d in (deps, class_deps, return_deps))
             and (module is None or isinstance(module, str))
             and isinstance(gated, bool)
+            and isinstance(points, list)
+            and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) for p in points)
         ):
             return None
-        return cls(findings, module, deps, class_deps, gated, return_deps)
+        return cls(findings, module, deps, class_deps, gated, return_deps, points)
 
 
 def _pairs(value: Any) -> bool:

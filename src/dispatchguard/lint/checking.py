@@ -60,6 +60,7 @@ def check_tree(
         deps=sorted([q, k] for q, k in ctx.deps.items()),
         class_deps=sorted([q, k] for q, k in ctx.class_deps.items()),
         return_deps=sorted([q, v] for q, v in ctx.return_deps.items()),
+        dispatch_points=sorted([line, fn] for line, fn in ctx.dispatch_points),
     )
 
 

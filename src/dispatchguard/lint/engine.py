@@ -439,13 +439,20 @@ class _Run:
     def report(self) -> CheckReport:
         cwd = Path.cwd()
         findings = []
+        points = []
         for key, result in self.results.items():
             shown = display_path(self.project.files[key].path, cwd)
             for line, col, end_line, end_col, code, message, suppressed in result.findings:
                 findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
+            points.extend((shown, line, function) for line, function in result.dispatch_points)
         findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
         project = self.project
         notebooks = [display_path(p, cwd) for p in self.notebooks]
         return CheckReport(
-            findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked, notebooks=notebooks
+            findings,
+            len(self.targets),
+            files_parsed=project.parsed,
+            files_walked=project.walked,
+            notebooks=notebooks,
+            dispatch_points=sorted(set(points)),
         )

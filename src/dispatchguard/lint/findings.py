@@ -33,6 +33,8 @@ class CheckReport:
     files_parsed: int = 0
     files_walked: int = 0
     notebooks: list[str] = dataclasses.field(default_factory=list)
+    #: ``(path, line, function)`` of the dispatch points detected with no ``dispatchers`` configured
+    dispatch_points: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
 
     @property
     def active(self) -> list[Finding]:

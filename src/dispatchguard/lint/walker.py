@@ -91,6 +91,8 @@ class Context:
         #: names bound by the enclosing loops over a model reply's tool calls (``for call in
         #: reply.tool_calls``): a tool run with one of them routes the model's call
         self.model_calls: list[str] = []
+        #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
+        self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
@@ -201,7 +203,13 @@ class Context:
         detected when no ``dispatchers`` are configured."""
         if self.resolver.config.dispatchers_configured:
             return False
-        return registry_lookup_by_caller(self, node, self.function, self.model_calls)
+        return self._dispatch_point(node, registry_lookup_by_caller(self, node, self.function, self.model_calls))
+
+    def _dispatch_point(self, node: ast.AST, found: bool) -> bool:
+        if found:
+            fn = self.function
+            self.dispatch_points.add((node.lineno, fn.qualname if fn is not None else "<module>"))  # type: ignore[attr-defined]
+        return found
 
     def routes_model_call(self, node: ast.Call) -> bool:
         """Whether a call passes the model's tool call it is looping over (``convert.invoke(call)``,
@@ -210,7 +218,7 @@ class Context:
         if not self.model_calls or self.resolver.config.dispatchers_configured:
             return False
         values = [*node.args, *(k.value for k in node.keywords)]
-        return any(rooted_in(v, self.model_calls) for v in values)
+        return self._dispatch_point(node, any(rooted_in(v, self.model_calls) for v in values))
 
     @property
     def own_dispatchers(self) -> tuple[str, ...]:
