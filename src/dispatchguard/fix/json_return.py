@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
-from dispatchguard.lint.tool_facts import Caller, Unknown
+from dispatchguard.lint.callers import Caller
+from dispatchguard.lint.tool_facts import Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
 SafeWrap = Callable[[FileContext, ast.Return], bool]
