@@ -52,55 +52,55 @@ def resolve_options(
     pyproject = project.config_file
     settings = project.coverage
     config_dir = pyproject.parent if pyproject is not None else cwd
-
-    if fail_under is None:
-        fail_under = settings.fail_under
-    if fail_under is None:
-        raise GateError(
-            "no threshold: pass --fail-under or set fail-under in [tool.dispatchguard.coverage]"
-            + (f" of {pyproject}" if pyproject else "")
-        )
-    if (isinstance(fail_under, float) and math.isnan(fail_under)) or not 0 <= fail_under <= 100:
-        raise GateError(f"--fail-under must be between 0 and 100, got {fail_under}")
-
-    if include:
-        patterns, base_dir = tuple(include), cwd
-    elif settings.include:
-        patterns, base_dir = settings.include, config_dir
-    else:
-        raise GateError(
-            "no files to gate: pass --include PATTERN or set include in [tool.dispatchguard.coverage]"
-            + (f" of {pyproject}" if pyproject else "")
-        )
-
+    where = f" of {pyproject}" if pyproject else ""
+    patterns, base_dir = _patterns(include, settings.include, cwd, config_dir, where)
     if data_file is not None:
         data_path = cwd / data_file
     elif settings.data_file is not None:
         data_path = config_dir / settings.data_file
     else:
         data_path = base_dir / ".coverage"
-
-    if branch is None:
-        branch = settings.branch
-    if per_file is None:
-        per_file = bool(settings.per_file)
-
-    rc_path: Path | None = None
-    if rcfile is not None:
-        rc_path = cwd / rcfile
-    elif (config_dir / ".coveragerc").is_file():
-        rc_path = config_dir / ".coveragerc"
-    elif pyproject is not None:
-        rc_path = pyproject
-    elif (project.root / "pyproject.toml").is_file():  # [tool.coverage] without our table
-        rc_path = project.root / "pyproject.toml"
     return GateOptions(
-        fail_under=float(fail_under),
+        fail_under=_threshold(fail_under if fail_under is not None else settings.fail_under, where),
         include=patterns,
         data_file=data_path,
         base_dir=base_dir,
-        branch=branch,
-        per_file=per_file,
-        rcfile=rc_path,
+        branch=settings.branch if branch is None else branch,
+        per_file=bool(settings.per_file) if per_file is None else per_file,
+        rcfile=_rcfile(rcfile, cwd, config_dir, pyproject, project.root),
         config=project,
     )
+
+
+def _threshold(fail_under: float | None, where: str) -> float:
+    if fail_under is None:
+        raise GateError(f"no threshold: pass --fail-under or set fail-under in [tool.dispatchguard.coverage]{where}")
+    if (isinstance(fail_under, float) and math.isnan(fail_under)) or not 0 <= fail_under <= 100:
+        raise GateError(f"--fail-under must be between 0 and 100, got {fail_under}")
+    return float(fail_under)
+
+
+def _patterns(
+    given: Sequence[str] | None, configured: tuple[str, ...] | None, cwd: Path, config_dir: Path, where: str
+) -> tuple[tuple[str, ...], Path]:
+    """The include patterns and the folder they are relative to: the command line's (``cwd``),
+    else the configuration's (its folder)."""
+    if given:
+        return tuple(given), cwd
+    if configured:
+        return tuple(configured), config_dir
+    raise GateError(f"no files to gate: pass --include PATTERN or set include in [tool.dispatchguard.coverage]{where}")
+
+
+def _rcfile(rcfile: str | None, cwd: Path, config_dir: Path, pyproject: Path | None, root: Path) -> Path | None:
+    """coverage.py's configuration: the one given, a ``.coveragerc`` beside ours, our
+    ``pyproject.toml``, or the root's (``[tool.coverage]`` without our table)."""
+    if rcfile is not None:
+        return cwd / rcfile
+    if (config_dir / ".coveragerc").is_file():
+        return config_dir / ".coveragerc"
+    if pyproject is not None:
+        return pyproject
+    if (root / "pyproject.toml").is_file():
+        return root / "pyproject.toml"
+    return None

@@ -204,27 +204,24 @@ class ToolFacts:
         scopes = enclosing(tree, node)
         if isinstance(node, ast.Name) and node.id in ("self", "cls"):
             classes = [s for s in scopes if isinstance(s, ast.ClassDef)]
-            if classes and classes[-1] in tree.body:
-                return f"{self.module_name(key)}.{classes[-1].name}"
-            return None
+            return f"{self.module_name(key)}.{classes[-1].name}" if classes and classes[-1] in tree.body else None
         if isinstance(node, ast.Call):
             callee = dotted(node.func)
             qual = self.qualify(key, callee) if callee else None
             return self.canonical(qual) if qual and self._is_class(qual) else None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             classes = [s for s in scopes if isinstance(s, ast.ClassDef)]
-            if not classes:
-                return None
-            values = self_attribute_values(classes[-1], node.attr)
-            return self._agree(key, tree, values)
-        if isinstance(node, ast.Name):
-            for scope in reversed([s for s in scopes if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]):
-                values = local_values(scope, node.id)
-                if values is not None:
-                    return self._agree(key, tree, values)
-            qual = self.qualify(key, node.id)
-            return self.instance_class(qual) if qual else None
-        return None
+            return self._agree(key, tree, self_attribute_values(classes[-1], node.attr)) if classes else None
+        return self._name_class(key, tree, node, scopes) if isinstance(node, ast.Name) else None
+
+    def _name_class(self, key: str, tree: ast.Module, node: ast.Name, scopes: list[ast.AST]) -> str | None:
+        """The class of a name: its bindings in the innermost function that binds it, else the module's."""
+        for scope in reversed([s for s in scopes if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]):
+            values = local_values(scope, node.id)
+            if values is not None:
+                return self._agree(key, tree, values)
+        qual = self.qualify(key, node.id)
+        return self.instance_class(qual) if qual else None
 
     @staticmethod
     def bound_value(tree: ast.Module, node: ast.expr) -> ast.expr | None:

@@ -6,6 +6,8 @@ facts (:mod:`dispatchguard.lint.tool_facts`) build on them."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 from dispatchguard.lint.index import dotted
 
@@ -31,25 +33,29 @@ def registered_value(stmt: ast.stmt, registry: str, name: str) -> ast.expr | Non
     """The value ``stmt`` registers under ``name`` in ``registry``: ``REG = {"name": v}``,
     ``REG["name"] = v`` or ``REG.register("name", v)``."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target = stmt.targets[0]
-        if isinstance(target, ast.Name) and target.id == registry and isinstance(stmt.value, ast.Dict):
-            for key, value in zip(stmt.value.keys, stmt.value.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value == name:
-                    return value
-        if isinstance(target, ast.Subscript) and dotted(target.value) == registry:
-            return stmt.value if isinstance(target.slice, ast.Constant) and target.slice.value == name else None
-    call = stmt.value if isinstance(stmt, ast.Expr) else None
-    if (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr == "register"
-        and dotted(call.func.value) == registry
-        and len(call.args) >= 2
-        and isinstance(call.args[0], ast.Constant)
-        and call.args[0].value == name
-    ):
-        return call.args[1]
+        return _assigned_entry(stmt.targets[0], stmt.value, registry, name)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return _registered_entry(stmt.value, registry, name)
     return None
+
+
+def _assigned_entry(target: ast.expr, value: ast.expr, registry: str, name: str) -> ast.expr | None:
+    if isinstance(target, ast.Name) and target.id == registry and isinstance(value, ast.Dict):
+        return next((v for k, v in zip(value.keys, value.values, strict=True) if _is_constant(k, name)), None)
+    if isinstance(target, ast.Subscript) and dotted(target.value) == registry:
+        return value if _is_constant(target.slice, name) else None
+    return None
+
+
+def _registered_entry(call: ast.Call, registry: str, name: str) -> ast.expr | None:
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "register" and dotted(func.value) == registry):
+        return None
+    return call.args[1] if len(call.args) >= 2 and _is_constant(call.args[0], name) else None
+
+
+def _is_constant(node: ast.AST, value: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value
 
 
 def single_instance(tree: ast.Module, class_name: str) -> ast.Assign | None:
@@ -165,43 +171,90 @@ def local_values(
     """What ``name`` is bound to in ``function``: call values and annotations; [] when it is bound
     in a way that proves nothing (a loop, ``with``, augmented assignment); None when the function
     does not bind it."""
-    values: list[ast.expr] = []
-    bound = False
-    args = function.args
-    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-        if arg is not None and arg.arg == name:
-            bound = True
-            if arg.annotation is None or arg in (args.vararg, args.kwarg):
-                return []
-            values.append(arg.annotation)
+    values = _parameter_values(function.args, name)
+    if values is _OPAQUE:
+        return []
+    bound = values is not None
+    found: list[ast.expr] = list(values or ())  # type: ignore[arg-type]
     for node in own_nodes(function):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id == name:
-                    bound = True
-                    values.append(node.value)
-                elif _binds(target, name):
-                    return []
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            bound = True
-            values.append(node.value if node.value is not None else node.annotation)
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.comprehension)):
-            if _binds(node.target, name):
-                return []
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None and any(
-                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(item.optional_vars)
-                ):
-                    return []
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+        reader = _BINDINGS.get(type(node))
+        given = reader(node, name) if reader is not None else None
+        if given is _OPAQUE:
             return []
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
-                return []
+        if given is not None:
+            bound = True
+            found.extend(given)  # type: ignore[arg-type]
     if not bound:
         return None
-    return values if all(_readable(v, lookups) for v in values) else []
+    return found if all(_readable(v, lookups) for v in found) else []
+
+
+#: A binding that proves nothing of the value (a loop variable, ``with ... as``, ``global``).
+_OPAQUE: Any = object()
+
+
+def _parameter_values(args: ast.arguments, name: str) -> Any:
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+        if arg is not None and arg.arg == name:
+            if arg.annotation is None or arg in (args.vararg, args.kwarg):
+                return _OPAQUE
+            return [arg.annotation]
+    return None
+
+
+def _assign_values(node: ast.Assign, name: str) -> Any:
+    values = []
+    for target in node.targets:
+        if isinstance(target, ast.Name) and target.id == name:
+            values.append(node.value)
+        elif _binds(target, name):
+            return _OPAQUE
+    return values or None
+
+
+def _annotated_values(node: ast.AnnAssign, name: str) -> Any:
+    if isinstance(node.target, ast.Name) and node.target.id == name:
+        return [node.value if node.value is not None else node.annotation]
+    return None
+
+
+def _target_rebinds(node: ast.AugAssign | ast.For | ast.AsyncFor | ast.NamedExpr | ast.comprehension, name: str) -> Any:
+    return _OPAQUE if _binds(node.target, name) else None
+
+
+def _with_binds(node: ast.With | ast.AsyncWith, name: str) -> Any:
+    for item in node.items:
+        if item.optional_vars is not None and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(item.optional_vars)
+        ):
+            return _OPAQUE
+    return None
+
+
+def _declares(node: ast.Global | ast.Nonlocal, name: str) -> Any:
+    return _OPAQUE if name in node.names else None
+
+
+def _imports(node: ast.Import | ast.ImportFrom, name: str) -> Any:
+    return _OPAQUE if any((a.asname or a.name.split(".")[0]) == name for a in node.names) else None
+
+
+#: How each kind of node binds a name: None (it does not), the values it binds, or ``_OPAQUE``.
+_BINDINGS: dict[type, Callable[[Any, str], Any]] = {
+    ast.Assign: _assign_values,
+    ast.AnnAssign: _annotated_values,
+    ast.AugAssign: _target_rebinds,
+    ast.For: _target_rebinds,
+    ast.AsyncFor: _target_rebinds,
+    ast.NamedExpr: _target_rebinds,
+    ast.comprehension: _target_rebinds,
+    ast.With: _with_binds,
+    ast.AsyncWith: _with_binds,
+    ast.Global: _declares,
+    ast.Nonlocal: _declares,
+    ast.Import: _imports,
+    ast.ImportFrom: _imports,
+}
 
 
 def _binds(target: ast.AST, name: str) -> bool:
@@ -228,30 +281,44 @@ def self_attribute_values(cls: ast.ClassDef, attr: str, lookups: bool = False) -
     values: list[ast.expr] = []
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-            if isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
-                continue  # ``_tool: Any = None``: a placeholder until a method sets it; None has no tool method
-            # ``tool: T = Field(default_factory=T)``: pydantic builds a T, the annotation says which
-            field = isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in ("Field", "pydantic.Field")
-            readable = stmt.value is not None and not field and _readable(stmt.value, lookups)
-            values.append(stmt.value if readable else stmt.annotation)  # type: ignore[arg-type]
+            values.extend(_class_field_value(stmt, lookups))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in own_nodes(stmt):
-                targets = (
-                    node.targets
-                    if isinstance(node, ast.Assign)
-                    else [node.target]
-                    if isinstance(node, ast.AnnAssign)
-                    else []
-                )
-                for target in targets:
-                    if (
-                        isinstance(target, ast.Attribute)
-                        and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"
-                        and target.attr == attr
-                    ):
-                        value = getattr(node, "value", None)
-                        values.append(value if value is not None else node.annotation)  # type: ignore[union-attr]
+            values.extend(_self_assignments(stmt, attr))
     if not all(_readable(v, lookups) for v in values):
         return [ast.Constant(None)]  # something we cannot read: no agreement
     return values
+
+
+def _class_field_value(stmt: ast.AnnAssign, lookups: bool) -> list[ast.expr]:
+    value = stmt.value
+    if isinstance(value, ast.Constant) and value.value is None:
+        return []  # ``_tool: Any = None``: a placeholder until a method sets it; None has no tool method
+    # ``tool: T = Field(default_factory=T)``: pydantic builds a T, the annotation says which
+    field = isinstance(value, ast.Call) and dotted(value.func) in ("Field", "pydantic.Field")
+    readable = value is not None and not field and _readable(value, lookups)
+    return [value if readable else stmt.annotation]  # type: ignore[list-item]
+
+
+def _self_assignments(method: ast.FunctionDef | ast.AsyncFunctionDef, attr: str) -> list[ast.expr]:
+    """The values a method assigns to ``self.attr`` (an annotation when there is no value)."""
+    values = []
+    for node in own_nodes(method):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(_is_self_attribute(target, attr) for target in targets):
+            value = node.value
+            values.append(value if value is not None else node.annotation)  # type: ignore[union-attr]
+    return values
+
+
+def _is_self_attribute(target: ast.AST, attr: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+        and target.attr == attr
+    )
