@@ -235,6 +235,7 @@ def _check_files(args: argparse.Namespace, config: Any) -> Any:
             use_cache=not args.no_cache,
             cache_dir=args.cache_dir,
             progress=progress,
+            nested=not args.config,  # an explicit --config applies to every file, as in ruff
         )
     finally:
         if progress is not None:
@@ -375,7 +376,9 @@ def _decoded(data: bytes) -> str:
 def _recheck(paths: list[str], args: argparse.Namespace, config: Any) -> Any:
     from dispatchguard import lint
 
-    return lint.check_paths(paths, config, jobs=1, use_cache=not args.no_cache, cache_dir=args.cache_dir)
+    return lint.check_paths(
+        paths, config, jobs=1, use_cache=not args.no_cache, cache_dir=args.cache_dir, nested=not args.config
+    )
 
 
 def _apply_fixes(args: argparse.Namespace, config: Any) -> Any:

@@ -80,7 +80,8 @@ def apply_fixes(
     run_cache_dir = scratch.name if scratch is not None else cache_dir
 
     def check(check_paths_: Sequence[str]) -> Any:
-        return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir)
+        # one configuration for every file: the facts the fixes read are this project's
+        return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir, nested=False)
 
     try:
         with quiet_parsing():  # the fixer parses many files too, and keeps their trees for a pass

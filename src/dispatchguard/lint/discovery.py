@@ -14,6 +14,12 @@ below a folder it matched (so ``dispatchguard check build/`` checks ``build/`` b
 
 Notebooks (``.ipynb``) are never returned as Python files: :func:`scan` lists them apart so that
 the CLI can say they were not checked.
+
+**Nested projects.** Asked to (``nested=True``, the CLI's default), :func:`scan` leaves out every
+folder below the root that has a configuration of its own (a ``pyproject.toml`` with a
+``[tool.dispatchguard]`` table), and a path given inside one: it lists them in ``Scan.projects``
+(folder -> the paths to check there), each to be checked as a project of its own, with its own
+configuration, as ruff uses the nearest configuration of each file.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
-from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.config import LintConfig, has_table
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -50,6 +56,25 @@ class Scan:
 
     files: list[Path] = field(default_factory=list)
     notebooks: list[Path] = field(default_factory=list)
+    #: the folders below the root with a configuration of their own -> the paths to check there
+    projects: dict[Path, list[Path]] = field(default_factory=dict)
+
+
+def has_own_config(directory: Path) -> bool:
+    """Whether a folder holds a configuration (a ``pyproject.toml`` with a ``[tool.dispatchguard]``
+    table): the root of a project of its own."""
+    candidate = directory / "pyproject.toml"
+    return candidate.is_file() and has_table(candidate)
+
+
+def nearest_project(path: Path, root: Path) -> Path | None:
+    """The nearest folder at or above ``path`` and below ``root`` with its own configuration."""
+    directory = path if path.is_dir() else path.parent
+    while directory != root and root in directory.parents:
+        if has_own_config(directory):
+            return directory
+        directory = directory.parent
+    return None
 
 
 def relative_path(path: Path, root: Path) -> str:
@@ -238,31 +263,42 @@ def is_excluded(path: str | os.PathLike[str], config: LintConfig, root: Path) ->
     return rules.excluded(absolute, absolute.is_dir())
 
 
-def scan(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> Scan:
-    """The Python files and the notebooks under ``paths`` (see the module docstring for the rules).
-    Files given explicitly count whatever their suffix, except notebooks."""
-    rules = Ignores(config.exclude, config.respect_gitignore, _absolute(root))  # ignore files as they are now
+def scan(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path, *, nested: bool = False) -> Scan:
+    """The Python files and the notebooks under ``paths`` (see the module docstring for the rules),
+    and with ``nested``, the projects of their own below the root. Files given explicitly count
+    whatever their suffix, except notebooks."""
+    root = _absolute(root)
+    rules = Ignores(config.exclude, config.respect_gitignore, root)  # ignore files as they are now
     files: set[Path] = set()
     notebooks: set[Path] = set()
+    projects: dict[Path, list[Path]] | None = {} if nested else None
     for raw in paths:
         path = _absolute(raw)
         is_dir = path.is_dir()
         if config.force_exclude and rules.excluded(path, is_dir):
             continue
-        if is_dir:
-            _walk_dir(path, rules, files, notebooks)
+        owner = nearest_project(path, root) if projects is not None else None
+        if owner is not None:
+            projects.setdefault(owner, []).append(path)  # type: ignore[union-attr]
+        elif is_dir:
+            _walk_dir(path, rules, files, notebooks, projects)
         else:
             (notebooks if path.suffix == NOTEBOOK_SUFFIX else files).add(path)
-    return Scan(sorted(files), sorted(notebooks))
+    return Scan(sorted(files), sorted(notebooks), projects or {})
 
 
-def _walk_dir(start: Path, rules: Ignores, files: set[Path], notebooks: set[Path]) -> None:
+def _walk_dir(
+    start: Path, rules: Ignores, files: set[Path], notebooks: set[Path], projects: dict[Path, list[Path]] | None = None
+) -> None:
     pending = [start]
     while pending:
         directory = pending.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError:  # vanished or unreadable: nothing to check there
+            continue
+        if projects is not None and directory != start and _own_config_among(directory, entries):
+            projects.setdefault(directory, []).append(directory)
             continue
         clearance = rules.clearance(directory)
         for entry in entries:
@@ -283,6 +319,13 @@ def _walk_dir(start: Path, rules: Ignores, files: set[Path], notebooks: set[Path
                 (files if python else notebooks).add(path)
 
 
-def walk(paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path) -> list[Path]:
-    """The Python files to check under ``paths``: absolute, sorted, each once."""
-    return scan(paths, config, root).files
+def _own_config_among(directory: Path, entries: list[os.DirEntry[str]]) -> bool:
+    return any(entry.name == "pyproject.toml" for entry in entries) and has_own_config(directory)
+
+
+def walk(
+    paths: Iterable[str | os.PathLike[str]], config: LintConfig, root: Path, *, nested: bool = False
+) -> list[Path]:
+    """The Python files to check under ``paths``: absolute, sorted, each once (with ``nested``,
+    none of a project of its own below the root)."""
+    return scan(paths, config, root, nested=nested).files

@@ -31,7 +31,7 @@ from typing import Any
 
 from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, ResultCache
 from dispatchguard.lint.checking import check_tree, error_result, may_name_noqa_codes, rules_for, skipped_result
-from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.config import LintConfig, load_config
 from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
 from dispatchguard.lint.findings import CheckReport, Finding
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
@@ -48,35 +48,47 @@ def check_paths(
     use_cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
+    nested: bool = True,
 ) -> CheckReport:
     """Check the Python files under ``paths`` with knowledge of the whole project under the root.
 
     ``jobs`` (default: the machine's cores) processes share the first round of parsing when it is
     large enough to pay for them (:data:`PARALLEL_BYTES`); each file is still parsed once.
+
+    With ``nested`` (not when the configuration file was given explicitly), a folder below the root
+    with a configuration of its own is checked as a project of its own, with that configuration
+    (see :mod:`.discovery`): a file's findings never depend on the other paths given.
     """
     jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     with quiet_parsing():
-        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress, jobs)
-        return run.execute()
+        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress, jobs, nested=nested)
+        report = run.execute() if run.targets or not run.projects else CheckReport([], 0)
+    for folder, inside in sorted(run.projects.items()):
+        sub = check_paths(
+            inside, load_config([folder]), jobs=jobs, use_cache=use_cache, cache_dir=cache_dir, progress=progress
+        )
+        report = report.merged(sub)
+    return report
 
 
 def project_files(
-    paths: Sequence[str | os.PathLike[str]], config: LintConfig
-) -> tuple[list[SourceFile], list[str], list[Path]]:
-    """(every file of the project, the keys of those under ``paths``, the notebooks under
-    ``paths``, which are not checked): the project's files under the root come first, in walk
-    order, then files under ``paths`` outside the root."""
+    paths: Sequence[str | os.PathLike[str]], config: LintConfig, *, nested: bool = False
+) -> tuple[list[SourceFile], list[str], Scan]:
+    """(every file of the project, the keys of those under ``paths``, the scan of ``paths``: its
+    notebooks, which are not checked, and with ``nested`` the projects of their own below the root,
+    which are not the project's): the project's files under the root come first, in walk order,
+    then files under ``paths`` outside the root."""
     root = Path(config.root).absolute()
-    found = scan(paths, config, root) if paths else Scan()
+    found = scan(paths, config, root, nested=nested) if paths else Scan()
     targets = found.files
     if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
         every = targets  # checking the whole project: one walk of it
     else:
-        every = walk([root], config, root) if root.is_dir() else []
+        every = walk([root], config, root, nested=nested) if root.is_dir() else []
     files = {p.as_posix(): SourceFile(p, relative_path(p, root), p.as_posix()) for p in every}
     for p in targets:
         files.setdefault(p.as_posix(), SourceFile(p, relative_path(p, root), p.as_posix()))
-    return list(files.values()), [p.as_posix() for p in targets], found.notebooks
+    return list(files.values()), [p.as_posix() for p in targets], found
 
 
 #: Source bytes in a round below which worker processes cost more than they save.
@@ -148,10 +160,13 @@ class _Run:
         cache_dir: str | os.PathLike[str] | None,
         progress: Progress | None,
         jobs: int = 1,
+        *,
+        nested: bool = False,
     ) -> None:
         self.config = config
         self.jobs = jobs
-        files, targets, self.notebooks = project_files(paths, config)
+        files, targets, found = project_files(paths, config, nested=nested)
+        self.notebooks, self.projects = found.notebooks, found.projects
         self.targets = targets
         self.target_set = set(targets)
         self.project = project = Project(config, files)

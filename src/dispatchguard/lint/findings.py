@@ -36,6 +36,17 @@ class CheckReport:
     #: ``(path, line, function)`` of the dispatch points detected with no ``dispatchers`` configured
     dispatch_points: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
 
+    def merged(self, other: CheckReport) -> CheckReport:
+        """This report and another project's, as one run's."""
+        return CheckReport(
+            sorted([*self.findings, *other.findings], key=lambda f: (f.path, f.line, f.col, f.code, f.message)),
+            self.files_checked + other.files_checked,
+            self.files_parsed + other.files_parsed,
+            self.files_walked + other.files_walked,
+            sorted([*self.notebooks, *other.notebooks]),
+            sorted([*self.dispatch_points, *other.dispatch_points]),
+        )
+
     @property
     def active(self) -> list[Finding]:
         """The findings not suppressed by a ``noqa`` comment."""

@@ -95,7 +95,7 @@ def editor_project(config: LintConfig) -> Project:
     key = _project_key(config)
     project = _PROJECTS.get(key)
     if project is None:
-        files, _, _ = project_files([config.root], config)
+        files, _, _ = project_files([config.root], config, nested=True)  # the CLI's project, not more
         project = Project(config, files)
         cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint(), project.environment_stamp())
         cache.load()

@@ -236,7 +236,7 @@ def fix_facts(config: Any) -> tuple[Any, Any]:
 
     key = str(config.root)
     if key not in _FIX_FACTS:
-        files, _, _ = project_files([config.root], config)
+        files, _, _ = project_files([config.root], config, nested=True)
         _FIX_FACTS[key] = (ToolFacts(config, files), IsortSettings.from_pyproject(Path(config.root)))
     return _FIX_FACTS[key]
 
