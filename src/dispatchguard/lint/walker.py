@@ -45,7 +45,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, options_only
-from dispatchguard.lint.inference.flow import outside_instance_class, registry_lookup_by_caller, rooted_in
+from dispatchguard.lint.inference.flow import (
+    argument_at,
+    calls_by_callee,
+    calls_same_function,
+    outside_instance_class,
+    parameter_position,
+    registry_lookup_by_caller,
+    rooted_in,
+)
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
@@ -75,6 +83,8 @@ class Context:
         self.class_deps: dict[str, str | None] = {}  # qualified name -> full kind, as asked
         self.return_deps: dict[str, str | None] = {}  # qualified name -> return verdict, as asked
         self.findings: list[RawFinding] = []
+        self.tree: ast.Module | None = None
+        self._call_sites: dict[str, list[ast.Call]] | None = None
         self.scopes: list[Scope] = [Scope("module", info.name)]
         self.functions: dict[str, FunctionInfo] = {}  # key -> info, for same-module calls
         self.tool_methods: list[FunctionInfo] = []
@@ -100,6 +110,7 @@ class Context:
     # ================================================================ driving
 
     def run(self, tree: ast.Module) -> list[RawFinding]:
+        self.tree = tree
         try:
             self.body(tree.body)
             for fn in self.tool_methods:
@@ -298,6 +309,34 @@ class Context:
         if qual is not None:
             return self.kind(qual)
         return self.resolver.external_bare(name)
+
+    def filled_with_tools(self, name: str) -> bool:
+        """Whether ``name`` is a parameter of the current function that every call of it in this
+        module fills with a tool (``run_tool(search, q)``, ``self.ask(SearchTool(), q)``): a tool
+        passed in, not looked up by a run-time key. Asked only of run-method receivers."""
+        fn = self.function
+        if fn is None or self.tree is None:
+            return False
+        position = parameter_position(fn.node, name, is_method=fn.class_name is not None)
+        if position is None:
+            return False
+        if self._call_sites is None:
+            self._call_sites = calls_by_callee(self.tree)
+        callee = fn.qualname.rpartition(".")[2]
+        sites = [c for c in self._call_sites.get(callee, ()) if calls_same_function(c, fn.class_name is not None)]
+        if not sites:
+            return False
+        return all(self._module_level_kind(argument_at(call, position, name)) == TOOL for call in sites)
+
+    def _module_level_kind(self, node: ast.AST | None) -> str | None:
+        """A call site's argument as the module sees it: a tool built right there, or a name or
+        attribute of the module (locals of the calling function are not read)."""
+        if isinstance(node, ast.Call):
+            qual = self.resolver.local_qual(self.info, dotted(node.func) or "")
+            return self.resolver.result_of_call(qual, self.kind, options_only(node)) if qual else None
+        spelled = dotted(node) if node is not None else None
+        qual = self.resolver.local_qual(self.info, spelled) if spelled else None
+        return self.kind(qual) if qual is not None else None
 
     def class_scope(self) -> Scope | None:
         """The class whose method we are directly in (for ``self.attr``)."""

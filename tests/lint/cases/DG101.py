@@ -778,3 +778,47 @@ def answer(q):
     jobs = [subprocess, q]
     for job in jobs:
         job.run(q)
+
+# case: invalid a parameter every call of its function fills with a tool is that tool
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+def ask(t, q):
+    return t.invoke(q)  # error: DG101:12 direct tool call `t.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+class Agent:
+    def step(self, chosen, q):
+        return chosen.run(q)  # error: DG101:16 direct tool call `chosen.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    def go(self):
+        return self.step(search, "x")
+
+
+ask(search, "x")
+ask(t=search, q="y")
+
+# case: valid a parameter filled with other things at some call site is not known to be a tool
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+def ask(t, q):
+    return t.invoke(q)
+
+
+def never_called(t):
+    return t.invoke("x")
+
+
+ask(search, "x")
+ask(make_chain(), "y")

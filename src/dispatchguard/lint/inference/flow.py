@@ -186,3 +186,44 @@ def _outside_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:
 
 def _is_outside_class(ctx: Context, qual: str) -> bool:
     return ctx.resolver.outside(qual) and ctx.resolver.declared.is_class(qual)
+
+
+def parameter_position(node: ast.AST, name: str, *, is_method: bool) -> int | None:
+    """The position of parameter ``name`` in a call of the function (``self``/``cls`` not
+    counted for a method), or None when it is not a positional parameter."""
+    args = node.args  # type: ignore[attr-defined]
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if is_method and positional:
+        positional = positional[1:]
+    return positional.index(name) if name in positional else None
+
+
+def calls_by_callee(tree: ast.Module) -> dict[str, list[ast.Call]]:
+    """The module's calls by the name they call: ``f(...)`` under ``f``, ``self.m(...)`` under ``m``."""
+    found: dict[str, list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                found.setdefault(func.id, []).append(node)
+            elif isinstance(func, ast.Attribute) and _is_self_name(func.value):
+                found.setdefault(func.attr, []).append(node)
+    return found
+
+
+def calls_same_function(call: ast.Call, is_method: bool) -> bool:
+    """A call of a method through ``self``/``cls``, or of a function by its bare name."""
+    return isinstance(call.func, ast.Attribute) if is_method else isinstance(call.func, ast.Name)
+
+
+def argument_at(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    """The argument a call passes for the parameter at ``position`` named ``name``."""
+    if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return None
+    if position < len(call.args):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _is_self_name(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")

@@ -35,6 +35,11 @@ def _dispatcher(ctx: Context) -> str:
     return f"{own[0]}(...)" if own else "dispatch_tool(ToolAction(...))"
 
 
+def _passed_tool(ctx: Context, receiver: ast.expr) -> bool:
+    """A parameter that every call of its function in the module fills with a tool."""
+    return isinstance(receiver, ast.Name) and ctx.filled_with_tools(receiver.id)
+
+
 def check_call(ctx: Context, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
@@ -43,7 +48,7 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         receiver = func.value
         if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver) or ctx.routes_model_call(node):
             return  # a tool's own methods; the project's dispatch point running the tool it looked up
-        if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL:
+        if func.attr in PRIVATE_RUN or ctx.kind_of(receiver) == TOOL or _passed_tool(ctx, receiver):
             call = f"{describe(receiver)}.{func.attr}(...)"
             ctx.report(node, RULE.code, RULE.message.format(call=call, dispatcher=_dispatcher(ctx)))
         return
