@@ -172,3 +172,56 @@ def plot(path: str) -> str:
         output = json.dumps({"raw": output})
         return output
     return output
+
+# case: invalid a .get default's kind, a table as markdown, a slice of prose, JSON cut short
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def history(state: dict, key: str):
+    """History."""
+    return state.get(key, [])  # error: DG104:12 tool function `history` returns a list (the default of `.get`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def table(frame) -> str:
+    """Table."""
+    return frame.to_markdown()[:2000]  # error: DG104:12 tool function `table` returns markdown text (`.to_markdown()`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def transcript(video: str) -> str:
+    """Transcript."""
+    text = "\n".join(fetch(video))
+    return text[:12000]  # error: DG104:12 tool function `transcript` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def truncated(q: str) -> str:
+    """Truncated."""
+    return json.dumps(search(q))[:4000]  # error: DG104:12 tool function `truncated` returns JSON text cut short (a slice), not valid JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a .get with a text default, a slice from the start of JSON text, an index
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def setting(config: dict, key: str) -> str:
+    """Setting."""
+    return config.get(key, "")
+
+
+@tool
+def whole(q: str) -> str:
+    """Whole."""
+    return json.dumps(search(q))[0:]
+
+
+@tool
+def first(rows: list) -> str:
+    """First."""
+    return rows[0]

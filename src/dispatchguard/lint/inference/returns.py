@@ -67,7 +67,17 @@ _NOT_JSON_METHODS = {
     "model_dump": "a dict (`.model_dump()`)",
     "dict": "a dict (`.dict()`)",
     "to_dict": "a dict (`.to_dict()`)",
+    "to_markdown": "markdown text (`.to_markdown()`)",
+    "to_html": "HTML (`.to_html()`)",
+    "to_csv": "CSV text (`.to_csv()`)",
+    "to_string": "a table as text (`.to_string()`)",
+    "tolist": "a list (`.tolist()`)",
+    "to_list": "a list (`.to_list()`)",
 }
+#: ``.get(key, default)`` with a default of one of these: the value is of the default's kind.
+_DEFAULT_KINDS = {
+    ast.List: "a list", ast.ListComp: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.Tuple: "a tuple"
+}  # fmt: skip
 #: Declared types (return annotations) that are not JSON text, by their last name; ``str``, ``Any``
 #: and names not listed say nothing (text of unknown content stays unknown).
 _DECLARED = {
@@ -243,6 +253,16 @@ class Classifier:
 
     def named(self, node: ast.Name, fn: Function, depth: int) -> str | None:
         return self.name(node.id, fn, depth)
+
+    def sliced(self, node: ast.Subscript, fn: Function, depth: int) -> str | None:
+        """``text[:n]``: a slice of text that is not JSON is still not; JSON cut short is broken."""
+        window = node.slice
+        if not isinstance(window, ast.Slice):
+            return None
+        inner = self.classify(node.value, fn, depth + 1)
+        if inner == JSON:
+            return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
+        return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
         op = node.op
@@ -433,6 +453,11 @@ class Classifier:
     def _json_text(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         return JSON
 
+    def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        default = node.args[1] if len(node.args) == 2 else None
+        kind = _DEFAULT_KINDS.get(type(default)) if default is not None else None
+        return f"{kind} (the default of `.get`)" if kind is not None else None
+
     def is_http_response(self, node: ast.AST, fn: Function) -> bool:
         """``requests.get(...)``, ``session.post(...)``, ``httpx.request(...)``, or a local name
         bound only to such calls."""
@@ -458,6 +483,7 @@ _CLASSIFIERS = {
     ast.BinOp: Classifier.binop,
     ast.Name: Classifier.named,
     ast.Call: Classifier.call,
+    ast.Subscript: Classifier.sliced,
 }
 _METHOD_HANDLERS = {
     "model_dump_json": Classifier._json_text,
@@ -467,10 +493,13 @@ _METHOD_HANDLERS = {
     "format": Classifier._formatted,
     "isoformat": Classifier._isoformat,
     "json": Classifier._parsed_json,
+    "get": Classifier._defaulted,
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
+# the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
+_SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
 
 
 def annotation_verdict(node: ast.expr, is_class: Callable[[ast.expr], bool]) -> str | None:
