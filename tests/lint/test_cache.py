@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -155,3 +156,20 @@ def test_dispatchers_match_package_and_root_relative_module_names(tmp_path: Path
         assert check_paths([tmp_path], config).findings == [], name  # no __init__.py: `runner` or `app.runner`
     config = LintConfig(root=tmp_path, dispatchers=("other.runner.go",))
     assert [f.code for f in check_paths([tmp_path], config).findings] == ["DG101"]
+
+
+def test_upgrading_the_bundled_typeshed_invalidates_the_cache(project: Path) -> None:
+    """Declared types come from the typeshed that typeshed_client bundles: another one (its
+    folder's mtime, as a reinstall leaves it) means the cached verdicts may be stale."""
+    import typeshed_client
+
+    typeshed = Path(typeshed_client.__file__).parent / "typeshed"
+    before = typeshed.stat()
+    config = LintConfig(root=project)
+    check_paths([project], config)
+    assert check_paths([project], config).files_parsed == 0
+    try:
+        os.utime(typeshed, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        assert check_paths([project], config).files_parsed > 0
+    finally:
+        os.utime(typeshed, ns=(before.st_atime_ns, before.st_mtime_ns))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dispatchguard import __version__
+from dispatchguard.lint.inference.declared import stubs_stamp
 from dispatchguard.lint.project import WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
@@ -115,7 +116,8 @@ class ResultCache:
         :meth:`~dispatchguard.lint.environment.Environment.stamp`); a cache written under another
         stamp (a package installed or removed since) is ignored."""
         self.file = directory / f"v{CACHE_VERSION}" / f"{__version__}-{fingerprint}.json"
-        self.environment = environment
+        # the declared types read from typeshed change findings too: an upgrade invalidates the cache
+        self.environment = [environment, stubs_stamp()]
         #: summaries of the environment's library files: path -> [mtime_ns, size, summary]
         self.library: dict[str, list] = {}
         self.entries: dict[str, CacheEntry] = {}

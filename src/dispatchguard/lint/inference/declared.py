@@ -31,6 +31,17 @@ _TEXT_BASES = frozenset({"str", "UserString"})
 _NO_VERDICT = frozenset({"str", "Any", "object", "LiteralString", "AnyStr", "Never", "NoReturn", "type"})
 
 
+def stubs_stamp() -> int | None:
+    """When the typeshed that ``typeshed_client`` bundles was installed (its package folder's
+    mtime), found without importing it: cached verdicts that read it are stale after an upgrade."""
+    for entry in sys.path:
+        try:
+            return (Path(entry or ".") / "typeshed_client" / "typeshed").stat().st_mtime_ns
+        except OSError:
+            continue
+    return None
+
+
 class DeclaredTypes:
     """Declared return types outside the project, for the import folders of its environment
     (none: the standard library only)."""
