@@ -49,6 +49,7 @@ from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
     calls_same_function,
+    constructor_parameter,
     outside_instance_class,
     parameter_position,
     registry_lookup_by_caller,
@@ -320,13 +321,33 @@ class Context:
         position = parameter_position(fn.node, name, is_method=fn.class_name is not None)
         if position is None:
             return False
-        if self._call_sites is None:
-            self._call_sites = calls_by_callee(self.tree)
         callee = fn.qualname.rpartition(".")[2]
-        sites = [c for c in self._call_sites.get(callee, ()) if calls_same_function(c, fn.class_name is not None)]
-        if not sites:
+        sites = [c for c in self.calls_of(callee) if calls_same_function(c, fn.class_name is not None)]
+        return self._every_argument_a_tool(sites, position, name)
+
+    def attribute_filled_with_tools(self, attr: str) -> bool:
+        """Whether ``self.attr`` of the current class is set in ``__init__`` from a parameter that
+        every call of the class in this module fills with a tool (``Agent(search)``)."""
+        scope = self.class_scope()
+        if scope is None or self.tree is None:
             return False
-        return all(self._module_level_kind(argument_at(call, position, name)) == TOOL for call in sites)
+        cls = next((s for s in self.tree.body if isinstance(s, ast.ClassDef) and s.name == scope.name), None)
+        found = constructor_parameter(cls, attr) if cls is not None else None
+        if found is None:
+            return False
+        init, parameter = found
+        position = parameter_position(init, parameter, is_method=True)
+        sites = [c for c in self.calls_of(scope.name) if isinstance(c.func, ast.Name)]
+        return position is not None and self._every_argument_a_tool(sites, position, parameter)
+
+    def calls_of(self, name: str) -> list[ast.Call]:
+        """The calls of ``name`` (or of ``self.name``) in this module, indexed on the first question."""
+        if self._call_sites is None:
+            self._call_sites = calls_by_callee(self.tree) if self.tree is not None else {}
+        return self._call_sites.get(name, [])
+
+    def _every_argument_a_tool(self, sites: list[ast.Call], position: int, name: str) -> bool:
+        return bool(sites) and all(self._module_level_kind(argument_at(c, position, name)) == TOOL for c in sites)
 
     def _module_level_kind(self, node: ast.AST | None) -> str | None:
         """A call site's argument as the module sees it: a tool built right there, or a name or

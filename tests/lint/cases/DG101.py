@@ -822,3 +822,44 @@ def never_called(t):
 
 ask(search, "x")
 ask(make_chain(), "y")
+
+# case: invalid an attribute set from a constructor parameter every construction fills with a tool
+from langchain_core.tools import tool
+
+@tool
+def news(q: str) -> str:
+    """News."""
+    return q
+
+
+class Analyst:
+    def __init__(self, source, depth=1):
+        self.source = source
+        self.depth = depth
+
+    def report(self, q):
+        return self.source.invoke(q)  # error: DG101:16 direct tool call `self.source.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+analyst = Analyst(news)
+other = Analyst(source=news, depth=2)
+
+# case: valid an attribute set from a parameter filled with something else once is unknown
+from langchain_core.tools import tool
+
+@tool
+def news(q: str) -> str:
+    """News."""
+    return q
+
+
+class Analyst:
+    def __init__(self, source):
+        self.source = source
+
+    def report(self, q):
+        return self.source.invoke(q)
+
+
+Analyst(news)
+Analyst(make_chain())

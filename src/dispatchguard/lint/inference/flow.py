@@ -227,3 +227,18 @@ def argument_at(call: ast.Call, position: int, name: str) -> ast.expr | None:
 
 def _is_self_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def constructor_parameter(
+    cls: ast.ClassDef, attr: str
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """``(__init__, parameter)`` when the class's ``__init__`` sets ``self.attr = parameter``."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Attribute) and _is_self_name(target.value) and target.attr == attr:
+                return init, stmt.value.id
+    return None

@@ -36,8 +36,13 @@ def _dispatcher(ctx: Context) -> str:
 
 
 def _passed_tool(ctx: Context, receiver: ast.expr) -> bool:
-    """A parameter that every call of its function in the module fills with a tool."""
-    return isinstance(receiver, ast.Name) and ctx.filled_with_tools(receiver.id)
+    """A parameter that every call of its function in the module fills with a tool, or an
+    attribute set from such a parameter of the class's constructor."""
+    if isinstance(receiver, ast.Name):
+        return ctx.filled_with_tools(receiver.id)
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+        return ctx.attribute_filled_with_tools(receiver.attr)
+    return False
 
 
 def check_call(ctx: Context, node: ast.Call) -> None:
