@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test venv lint bench clean
+.PHONY: demo test venv editors lint bench clean
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ demo: $(DEMO_STAMP)
 
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
-test: $(STAMP)
+test: $(STAMP) editors
 	@echo "== ruff (the configuration in pyproject.toml)"
 	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
@@ -40,6 +40,13 @@ test: $(STAMP)
 	$(BIN)/dispatchguard coverage --quiet --fail-under 90 --include 'src/dispatchguard/lint/**/*.py'
 	@echo "== coverage gate: the whole package (branch coverage >= 90%)"
 	$(BIN)/dispatchguard coverage --quiet --fail-under 90 --include 'src/dispatchguard/**/*.py'
+
+# The programs the tests drive besides Python's: Debian's Neovim (0.7, the oldest the editor docs
+# support) for the headless editor test; where it cannot be installed that test says it is skipped.
+editors:
+	@command -v nvim >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 \
+		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null 2>&1; } \
+		|| echo "== nvim could not be installed: the Neovim test will be skipped"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
