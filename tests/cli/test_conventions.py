@@ -292,6 +292,19 @@ def test_show_settings_lists_the_detected_dispatch_points(tmp_path):
     assert configured.stdout.splitlines()[-1] == "# dispatch points: the configured dispatchers only (detection is off)"
 
 
+def test_the_summary_counts_files_without_a_tool_word_apart(tmp_path):
+    """A file that names no tool word is read, never checked by a rule (a syntax error in it is
+    the project's Python linter's): the summary does not count it as checked."""
+    write_tree(
+        tmp_path / "p",
+        {"pyproject.toml": "[tool.dispatchguard]\n", "agent.py": DISPATCHING_AGENT, "plain.py": "print(1)\n",
+         "broken.py": "def (:\n"},
+    )  # fmt: skip
+    done = run_cli("check", "--no-cache", ".", cwd=tmp_path / "p")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "All checks passed (3 files: 1 checked, 2 without a tool word)."
+
+
 # ------------------------------------------------------------------ JSON and notebooks
 
 
@@ -325,7 +338,10 @@ def test_notebooks_are_never_a_silent_pass(tmp_path):
     note = "dispatchguard: note: 1 notebook (.ipynb) not checked: notebooks are not supported yet (analysis.ipynb)"
     done = run_cli("check", "--no-cache", cwd=root)
     assert done.returncode == 0
-    assert done.stderr.splitlines() == [note, "No findings in 1 file checked. 1 notebook (.ipynb) not checked."]
+    assert done.stderr.splitlines() == [
+        note,
+        "No findings in 1 file: 0 checked, 1 without a tool word. 1 notebook (.ipynb) not checked.",
+    ]
     named = run_cli("check", "--no-cache", "analysis.ipynb", cwd=root)
     assert named.stderr.splitlines() == [note, "No findings in 0 files checked. 1 notebook (.ipynb) not checked."]
     assert "All checks passed" not in named.stderr

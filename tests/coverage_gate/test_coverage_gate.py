@@ -200,11 +200,15 @@ def test_bad_configuration_is_a_clear_error(tmp_path, monkeypatch, capsys, write
     assert message in err and str(pyproject) in err
 
 
-def test_configured_include_may_be_a_single_string(tmp_path, write):
+def test_configured_include_must_be_a_list(tmp_path, write):
+    """As every list key: a bare string is an error that says how to write it."""
     pyproject = write(
         tmp_path / "pyproject.toml",
         "[tool.dispatchguard.coverage]\nfail-under = 90\ninclude = 'src/*.py'\nper-file = true\n",
     )
+    with pytest.raises(gate.GateError, match=r"got the string 'src/\*\.py' \(write \['src/\*\.py'\]\)"):
+        gate.resolve_options(cwd=tmp_path, pyproject=pyproject)
+    write(pyproject, "[tool.dispatchguard.coverage]\nfail-under = 90\ninclude = ['src/*.py']\nper-file = true\n")
     options = gate.resolve_options(cwd=tmp_path, pyproject=pyproject)
     assert options.include == ("src/*.py",) and options.per_file
     assert options.data_file == tmp_path / ".coverage"

@@ -179,7 +179,7 @@ def test_coverage_subtable_is_read_with_the_rest(tmp_path: Path) -> None:
     write(
         tmp_path / "pyproject.toml",
         "[tool.dispatchguard]\nstrict = true\n[tool.dispatchguard.coverage]\n"
-        "fail-under = 90\ninclude = 'src/*.py'\ndata_file = 'cov/.coverage'\nper-file = true\nbranch = false\n",
+        "fail-under = 90\ninclude = ['src/*.py']\ndata_file = 'cov/.coverage'\nper-file = true\nbranch = false\n",
     )
     config = load_config([tmp_path])
     assert config.strict is True
@@ -234,3 +234,13 @@ def test_config_file_without_table_gives_defaults(tmp_path: Path) -> None:
 )
 def test_globs(pattern: str, path: str, expected: bool) -> None:
     assert glob_match(pattern, path) is expected
+
+
+@pytest.mark.parametrize("key", ["select", "ignore", "extend-exclude", "tool-bases", "dispatchers"])
+def test_a_string_where_a_list_is_expected_is_an_error(tmp_path: Path, key: str) -> None:
+    """``select = "DG101"`` ran silently as if it were a list; per-file-ignores strings stay valid."""
+    write(tmp_path / "pyproject.toml", f'[tool.dispatchguard]\n{key} = "DG101"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config([tmp_path])
+    assert f"key 'tool.dispatchguard.{key}': expected a list of strings, got the string 'DG101'" in str(info.value)
+    assert "(write ['DG101'])" in str(info.value)

@@ -274,7 +274,8 @@ def _report(
     _write_output(_render(args, findings, baselined, sources), args.output_file)
     reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
     if args.output_format in HUMAN_FORMATS and not args.quiet:
-        print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
+        files = (report.files_checked, report.files_without_tool_word)
+        print(_summary(reported, len(findings) - reported, files, notebooks), file=sys.stderr)
     if args.exit_zero:
         return 0
     changed = args.exit_non_zero_on_fix and fixes is not None and bool(fixes.changed_files)
@@ -418,14 +419,19 @@ def _fixed_listing(applied: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary(reported: int, hidden: int, files: int, notebooks: int = 0) -> str:
-    files_text = plural(files, "file")
+def _summary(reported: int, hidden: int, files: tuple[int, int], notebooks: int = 0) -> str:
+    """The last line: findings, files (those without a tool word apart), what was silenced or skipped."""
+    total, gated = files
+    # the files the gate skipped were read, not checked by any rule: say so apart
+    files_text = f"{plural(total, 'file')}: {total - gated} checked, {gated} without a tool word" if gated else ""
     if reported == 0 and notebooks:  # never "passed" while something given was not looked at
-        text = f"No findings in {files_text} checked."
+        text = f"No findings in {files_text or plural(total, 'file') + ' checked'}."
     elif reported == 0:
-        text = f"All checks passed ({files_text} checked)."
+        text = f"All checks passed ({files_text or plural(total, 'file') + ' checked'})."
     else:
-        text = f"Found {plural(reported, 'finding')} in {files_text}."
+        text = f"Found {plural(reported, 'finding')} in {plural(total, 'file')}" + (
+            f" ({total - gated} checked, {gated} without a tool word)." if gated else "."
+        )
     if hidden:
         text += f" {hidden} silenced by # noqa or the baseline."
     if notebooks:

@@ -420,8 +420,8 @@ def _python(value: object, where: str, base: Path) -> str | bool:
 
 
 def _str_list(value: object, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
+    if isinstance(value, str):  # ``select = "DG101"`` ran silently as one code: say what to write
+        raise ConfigError(f"{where}: expected a list of strings, got the string {value!r} (write [{value!r}])")
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ConfigError(f"{where}: expected a list of non-empty strings, got {value!r}")
     return tuple(v.strip() for v in value)

@@ -469,5 +469,6 @@ class _Run:
             files_parsed=project.parsed,
             files_walked=project.walked,
             notebooks=notebooks,
+            files_without_tool_word=sum(1 for key in self.targets if getattr(self.results.get(key), "gated", False)),
             dispatch_points=sorted(set(points)),
         )

@@ -33,6 +33,9 @@ class CheckReport:
     files_parsed: int = 0
     files_walked: int = 0
     notebooks: list[str] = dataclasses.field(default_factory=list)
+    #: how many of ``files_checked`` the gate skipped: they name no tool word (nor call ``._run``), so
+    #: no rule can find anything there and they are not parsed
+    files_without_tool_word: int = 0
     #: ``(path, line, function)`` of the dispatch points detected with no ``dispatchers`` configured
     dispatch_points: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
 
@@ -44,6 +47,7 @@ class CheckReport:
             self.files_parsed + other.files_parsed,
             self.files_walked + other.files_walked,
             sorted([*self.notebooks, *other.notebooks]),
+            self.files_without_tool_word + other.files_without_tool_word,
             sorted([*self.dispatch_points, *other.dispatch_points]),
         )
 
