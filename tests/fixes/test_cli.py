@@ -168,6 +168,7 @@ def test_select_and_ignore(project, capsys):
     [
         (["--select", "XX9"], "unknown rule code or prefix 'XX9'"),
         (["missing_dir"], "missing_dir: no such file or directory"),
+        (["-"], "'-' (standard input) cannot be written back; to check a buffer: dispatchguard check --stdin-filename"),
     ],
 )
 def test_usage_errors(project, capsys, argv, message):

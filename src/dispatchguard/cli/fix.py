@@ -10,18 +10,17 @@ internal error.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from dispatchguard.cli.common import (
-    UsageError,
     add_project_options,
     code_list,
     effective_config,
     job_count,
     notebooks_under,
     report_notebooks,
+    require_paths,
     run_guarded,
 )
 from dispatchguard.lint.rules import RULES
@@ -61,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    for path in args.paths:
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
+    require_paths(args.paths)
     config = effective_config(args)
     report_notebooks(notebooks_under(args.paths, config))
 
