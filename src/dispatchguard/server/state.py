@@ -11,7 +11,11 @@ the process's memory: enough for one process. :class:`RedisRequestState` keeps t
   id of a process that died frees itself after ``lease`` seconds;
 - a cancel of a request running elsewhere is a ``PUBLISH`` on ``dispatchguard:cancel``; every
   process listens on that channel and cancels its own :class:`CancelToken` of that id;
-- a release deletes the key only while this process still owns it (compare-and-delete script).
+- a release deletes the key only while this process still owns it (compare-and-delete script);
+- a renewal re-claims a key that was lost (a Redis restart: ``SET`` only while nobody owns it, in
+  one script), and a run whose id another process owns by then is cancelled (``LOST_REASON``);
+  a cancel is also stored for a lease, so a run whose listener missed the message (reconnecting
+  after a restart) is cancelled at its next renewal.
 
 :func:`request_state_from_environment` picks Redis when ``DISPATCHGUARD_REDIS_URL`` is set. A Redis
 that cannot be reached makes ``claim``/``cancel`` raise :class:`StateUnavailable` (the service
@@ -32,6 +36,7 @@ from typing import Any, Protocol
 from dispatchguard.agent.execute import CancelToken
 
 __all__ = [
+    "LOST_REASON",
     "REDIS_URL_ENV",
     "LocalRequestState",
     "RedisRequestState",
@@ -100,6 +105,27 @@ return 0
 """
 
 
+# Renew a lease; re-claim a key that was lost (a Redis restart without persistence, or an expiry
+# while Redis was unreachable): SET only when nobody else owns it, in the same atomic script. Reports
+# a key owned by another process ("lost"), and a stored cancel ("cancel:<reason>").
+_RENEW_SCRIPT = """
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+elseif not owner then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else
+  return 'lost'
+end
+local reason = redis.call('GET', KEYS[2])
+if reason then return 'cancel:' .. reason end
+return 'ok'
+"""
+
+#: The reason a run is stopped when its id turns out to be owned by another process.
+LOST_REASON = "the request id is now running in another process"
+
+
 class RedisRequestState:
     """Request state shared through Redis (see the module docstring); needs ``dispatchguard[redis]``."""
 
@@ -119,6 +145,9 @@ class RedisRequestState:
 
     def _key(self, request_id: str) -> str:
         return f"{self.prefix}request:{request_id}"
+
+    def _cancel_key(self, request_id: str) -> str:
+        return f"{self.prefix}cancelled:{request_id}"
 
     @property
     def client(self) -> Any:
@@ -184,15 +213,32 @@ class RedisRequestState:
     async def _renew(self) -> None:
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
-            if not self.local:
+            if self.local:
+                await self.renew_once()
+
+    async def renew_once(self) -> None:
+        """Renew (or re-claim) the leases of this process's runs; stop those whose id another
+        process owns now, and those cancelled while the cancel channel was not heard."""
+        ids = list(self.local)
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for request_id in ids:
+                    pipe.eval(_RENEW_SCRIPT, 2, self._key(request_id), self._cancel_key(request_id),
+                              self.owner, self.lease_ms)
+                answers = await pipe.execute()
+        except Exception:  # the next round retries; a lost key is re-claimed then
+            log.warning("could not renew request leases in Redis", exc_info=True)
+            return
+        for request_id, answer in zip(ids, answers, strict=True):
+            text = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else str(answer)
+            token = self.local.get(request_id)
+            if token is None:
                 continue
-            try:
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for request_id in list(self.local):
-                        pipe.pexpire(self._key(request_id), self.lease_ms)
-                    await pipe.execute()
-            except Exception:  # the next round retries; a lost lease only frees the id early
-                log.warning("could not renew request leases in Redis", exc_info=True)
+            if text == "lost":
+                log.warning("request %r is now owned by another process; stopping its run here", request_id)
+                token.cancel(LOST_REASON)
+            elif text.startswith("cancel:"):
+                token.cancel(text.removeprefix("cancel:"))
 
     async def claim(self, request_id: str, token: CancelToken) -> bool:
         if request_id in self.local:
@@ -222,6 +268,9 @@ class RedisRequestState:
         try:
             if not await self.client.exists(self._key(request_id)):
                 return False
+            # Stored as well as published: a listener reconnecting after a Redis restart misses the
+            # message, and the owner's next lease renewal finds the stored cancel.
+            await self.client.set(self._cancel_key(request_id), reason, px=self.lease_ms)
             await self.client.publish(self.channel, json.dumps({"id": request_id, "reason": reason}))
         except Exception as exc:
             raise StateUnavailable(f"request state store unavailable: {exc}") from exc
