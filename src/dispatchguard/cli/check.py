@@ -274,6 +274,8 @@ def _report(
     reported = sum(1 for f in findings if not f.suppressed and id(f) not in baselined)
     if args.output_format in HUMAN_FORMATS and not args.quiet:
         print(_summary(reported, len(findings) - reported, report.files_checked, notebooks), file=sys.stderr)
+    if notebooks:  # a notebook that is not one is an error, as a file that cannot be read
+        return 2
     if args.exit_zero:
         return 0
     changed = args.exit_non_zero_on_fix and fixes is not None and bool(fixes.changed_files)
@@ -341,7 +343,7 @@ def _stdin_path(args: argparse.Namespace) -> str | None:
     if os.path.isdir(name):
         raise UsageError(f"--stdin-filename: {name} is a directory, not a file")
     if name.endswith(".ipynb"):
-        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are not supported yet")
+        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are checked as files, not from standard input")
     return name
 
 

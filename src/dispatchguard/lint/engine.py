@@ -34,6 +34,7 @@ from dispatchguard.lint.checking import check_tree, error_result, may_name_noqa_
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
 from dispatchguard.lint.findings import CheckReport, Finding
+from dispatchguard.lint.notebook import Notebook, NotebookError, read_notebook
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
 
@@ -64,11 +65,11 @@ def project_files(
     paths: Sequence[str | os.PathLike[str]], config: LintConfig
 ) -> tuple[list[SourceFile], list[str], list[Path]]:
     """(every file of the project, the keys of those under ``paths``, the notebooks under
-    ``paths``, which are not checked): the project's files under the root come first, in walk
-    order, then files under ``paths`` outside the root."""
+    ``paths``, which are among those keys): the project's files under the root come first, in
+    walk order, then files under ``paths`` outside the root."""
     root = Path(config.root).absolute()
     found = scan(paths, config, root) if paths else Scan()
-    targets = found.files
+    targets = sorted(found.files + found.notebooks)
     if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
         every = targets  # checking the whole project: one walk of it
     else:
@@ -151,7 +152,20 @@ class _Run:
     ) -> None:
         self.config = config
         self.jobs = jobs
-        files, targets, self.notebooks = project_files(paths, config)
+        files, targets, notebooks = project_files(paths, config)
+        # notebooks: their code cells as one module (lint/notebook.py); one that is not a notebook
+        # is not checked, and the report says why
+        self.notebooks: dict[str, Notebook] = {}
+        self.unchecked: dict[str, str] = {}
+        for path in notebooks:
+            try:
+                self.notebooks[path.as_posix()] = read_notebook(path)
+            except NotebookError as exc:
+                self.unchecked[path.as_posix()] = str(exc)
+            except OSError as exc:
+                self.unchecked[path.as_posix()] = f"cannot read the file: {exc.strerror or exc}"
+        if self.unchecked:
+            targets = [key for key in targets if key not in self.unchecked]
         self.targets = targets
         self.target_set = set(targets)
         self.project = project = Project(config, files)
@@ -283,7 +297,10 @@ class _Run:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
 
     def read(self, key: str) -> tuple[bytes | None, str | None]:
-        """A file's bytes, or why it cannot be read."""
+        """A file's bytes (a notebook's: its virtual source), or why it cannot be read."""
+        notebook = self.notebooks.get(key)
+        if notebook is not None:
+            return notebook.source.encode("utf-8"), None
         try:
             data = self.project.files[key].path.read_bytes()
         except OSError as exc:
@@ -441,11 +458,18 @@ class _Run:
         findings = []
         for key, result in self.results.items():
             shown = display_path(self.project.files[key].path, cwd)
+            notebook = self.notebooks.get(key)
             for line, col, end_line, end_col, code, message, suppressed in result.findings:
-                findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
-        findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+                cell = None
+                if notebook is not None:  # ruff's positions: the cell, the line in the cell
+                    cell, line = notebook.position(line)
+                    end_cell, end_line = notebook.position(end_line)
+                    if end_cell != cell:
+                        end_line, end_col = line, col
+                findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed, cell=cell))
+        findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.col, f.code, f.message))
         project = self.project
-        notebooks = [display_path(p, cwd) for p in self.notebooks]
+        unchecked = [(display_path(Path(key), cwd), reason) for key, reason in sorted(self.unchecked.items())]
         return CheckReport(
-            findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked, notebooks=notebooks
+            findings, len(self.targets), files_parsed=project.parsed, files_walked=project.walked, notebooks=unchecked
         )

@@ -20,19 +20,22 @@ class Finding:
     end_col: int
     suppressed: bool = False
     fix: Any = dataclasses.field(default=None, compare=False)
+    #: in a notebook, the cell (numbered from 1 among all its cells) ``line`` and ``end_line`` are in
+    cell: int | None = None
 
 
 @dataclasses.dataclass
 class CheckReport:
     """Findings of a run (sorted by path, line, col, code; suppressed ones included), how many
     files were to be checked, the work it took (files parsed and walked by the rules), and the
-    notebooks under the paths, which are not checked (shown as findings' paths are)."""
+    notebooks under the paths that could not be checked, each with why (not valid JSON, not
+    nbformat 4, unreadable; paths shown as findings' paths are)."""
 
     findings: list[Finding]
     files_checked: int
     files_parsed: int = 0
     files_walked: int = 0
-    notebooks: list[str] = dataclasses.field(default_factory=list)
+    notebooks: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
     @property
     def active(self) -> list[Finding]:

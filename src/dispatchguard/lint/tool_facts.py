@@ -32,6 +32,7 @@ from typing import Any
 from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.index import dotted
+from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.project import Project
 from dispatchguard.lint.resolve import ModuleInfo
 
@@ -555,7 +556,7 @@ class ToolFacts:
         pattern = re.compile(rb"(?<!\bself)\.\s*(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\s*\(")
         for file in self.project.files.values():
             try:
-                if pattern.search(file.path.read_bytes()):
+                if pattern.search(virtual_bytes(file.path)):
                     return True
             except OSError:
                 return True
@@ -628,7 +629,7 @@ class ToolFacts:
         """A file's bytes (read once per run; empty when it cannot be read)."""
         if key not in self._file_bytes:
             try:
-                self._file_bytes[key] = self.project.files[key].path.read_bytes()
+                self._file_bytes[key] = virtual_bytes(self.project.files[key].path)
             except OSError:
                 self._file_bytes[key] = b""
         return self._file_bytes[key]
@@ -810,7 +811,7 @@ class ToolFacts:
             if any_glob(self.config.test_patterns, file.relpath):
                 continue
             try:
-                data = file.path.read_bytes()
+                data = virtual_bytes(file.path)
             except OSError:
                 continue
             if re.search(rb"^\s*(from|import)\s+dispatchguard\b", data, re.MULTILINE):
