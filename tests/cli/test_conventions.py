@@ -291,7 +291,8 @@ def test_notebooks_are_checked_and_a_broken_one_is_never_a_silent_pass(tmp_path)
     (root / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
     broken = run_cli("check", "--no-cache", cwd=root)
     assert broken.returncode == 2 and broken.stdout == done.stdout  # the others are still checked
-    assert broken.stderr.splitlines()[0].startswith("dispatchguard: error: broken.ipynb: not a notebook: not valid JSON")
+    error = "dispatchguard: error: broken.ipynb: not a notebook: not valid JSON"
+    assert broken.stderr.splitlines()[0].startswith(error)
     assert broken.stderr.splitlines()[1] == "Found 1 finding in 2 files. 1 notebook (.ipynb) not checked."
     stats = run_cli("check", "--no-cache", "--statistics", "--output-format", "json", "broken.ipynb", cwd=root)
     assert stats.returncode == 2 and json.loads(stats.stdout) == []

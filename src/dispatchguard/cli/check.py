@@ -343,7 +343,7 @@ def _stdin_path(args: argparse.Namespace) -> str | None:
     if os.path.isdir(name):
         raise UsageError(f"--stdin-filename: {name} is a directory, not a file")
     if name.endswith(".ipynb"):
-        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are checked as files, not from standard input")
+        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are not read from stdin")
     return name
 
 
