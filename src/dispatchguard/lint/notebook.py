@@ -181,10 +181,12 @@ def load_notebook(data: bytes | str) -> Notebook:
         document = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise NotebookError(f"not a notebook: not valid JSON ({exc})") from None
-    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
-        raise NotebookError("not a notebook: no list of cells")
+    if not isinstance(document, dict):
+        raise NotebookError("not a notebook: not a JSON object")
     if document.get("nbformat") != 4:
         raise NotebookError(f"not an nbformat 4 notebook (nbformat {document.get('nbformat')!r})")
+    if not isinstance(document.get("cells"), list):
+        raise NotebookError("not a notebook: no list of cells")
     python = _is_python(document.get("metadata"))
     cells: list[Cell] = []
     parts: list[str] = []
