@@ -1,8 +1,9 @@
 """Notebooks on real agent repositories: findings in ``.ipynb`` files against the same code exported
 to ``.py``, and the checker's CPU time on both.
 
-The trees are written by ``benchmarks/notebooks_fetch.py`` (run first when they are missing) (LangGraph, LangChain Academy, CrewAI
-examples at pinned commits; never committed). For every notebook (``.ipynb_checkpoints`` aside):
+The trees (LangGraph, LangChain Academy, CrewAI examples at pinned commits; never committed) are
+written by ``benchmarks/notebooks_fetch.py``, run first when they are missing. The checker reads the
+tool libraries of this interpreter's environment. For every notebook (``.ipynb_checkpoints`` aside):
 
 * **Export.** ``nbconvert``'s ``PythonExporter`` (``--exporter PYTHON``: an interpreter with
   nbconvert and IPython installed, which turn magics into ``get_ipython()`` calls; e.g. a venv made
