@@ -207,6 +207,21 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
     assert "  cell 5:4:10 DG101 " in grouped
 
 
+def test_a_notebook_on_standard_input(root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
+        cwd=root, input=json.dumps(AGENT), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0].startswith("agent.ipynb:cell 3:9:16: DG103 ")
+    broken = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
+        cwd=root, input="x = 1\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert broken.returncode == 2 and broken.stdout == ""
+    assert broken.stderr.startswith("dispatchguard: error: agent.ipynb: not a notebook: not valid JSON")
+
+
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 
