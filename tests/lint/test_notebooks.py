@@ -250,3 +250,25 @@ def test_cell_positions_are_ruffs(root: Path) -> None:
     ours = [(f.cell, f.line) for f in check_paths(["."], LintConfig(root=root), use_cache=False).findings]
     assert theirs == [(4, 2), (5, 3), (6, 3)]
     assert [p for p in ours if p != (3, 9)] == theirs  # (3, 9): DG103 in the tool's cell
+
+
+def test_the_flake8_plugin_is_unaffected(root: Path) -> None:
+    """flake8 checks Python files only: a notebook beside them changes nothing it reports, and what
+    it reports is what check_paths reports for the Python files."""
+    (root / "tools.py").write_text(TOOL, encoding="utf-8")
+    (root / "app.py").write_text('from tools import Weather\n\nWeather().run(city="x")\n', encoding="utf-8")
+
+    def flake8() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "flake8", "--isolated", "--select", "DG", "."],
+            cwd=root, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr
+        return sorted(line.removeprefix("./") for line in done.stdout.splitlines())
+
+    before = flake8()
+    write(root / "agent.ipynb", AGENT)
+    assert flake8() == before and before
+    core = check_paths(["."], LintConfig(root=root), use_cache=False).findings
+    assert before == sorted(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}" for f in core if f.cell is None)
+    assert any(f.cell is not None for f in core)
