@@ -172,7 +172,7 @@ def publish_notebook(ls: LanguageServer, uri: str) -> None:
     ]
     data = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode("utf-8")
     by_cell: dict[int, list[Finding]] = {}
-    for finding in check_document(Path(path), data):
+    for finding in check_data(Path(path), data):
         by_cell.setdefault(finding.cell or 1, []).append(finding)
     for number, document in enumerate(documents, start=1):
         diagnostics = [to_diagnostic(document, finding) for finding in by_cell.get(number, [])]
@@ -191,15 +191,19 @@ def publish(ls: LanguageServer, uri: str) -> None:
     path = document_path(document)
     if path is None or path.suffix not in (".py", ".pyi"):
         return
-    data = document.source.encode("utf-8")
-    diagnostics = [to_diagnostic(document, finding) for finding in check_document(path, data)]
+    diagnostics = [to_diagnostic(document, finding) for finding in check_document(path, document)]
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
     )
 
 
-def check_document(path: Path, data: bytes) -> list[Finding]:
+def check_document(path: Path, document: TextDocument) -> list[Finding]:
     """The unsuppressed findings of a buffer; a broken configuration is one finding at the top."""
+    return check_data(path, document.source.encode("utf-8"))
+
+
+def check_data(path: Path, data: bytes) -> list[Finding]:
+    """:func:`check_document` for a buffer's bytes (a notebook's: its JSON)."""
     try:
         config = editor_config(path)
         findings = check_buffer(path, data, config)
