@@ -155,6 +155,7 @@ def test_the_fix_command_on_a_notebook(root: Path) -> None:
     done = run("fix", "--no-cache", "--unsafe-fixes", cwd=root)
     assert done.returncode == 1, done.stderr  # DG101 remains (no dispatcher is configured)
     assert done.stdout.splitlines()[0].startswith("agent.ipynb:cell 3:9:16: DG103 fixed: ")
+    assert "direct calls read the raw return at agent.ipynb:cell 4:2;" in done.stdout.splitlines()[0]
     assert done.stdout.splitlines()[1].startswith("agent.ipynb:cell 4:2:7: DG101 ")
     assert json.loads((root / "agent.ipynb").read_text(encoding="utf-8"))["cells"][2]["source"] == (
         FIXED_TOOL.splitlines(keepends=True)

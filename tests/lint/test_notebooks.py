@@ -203,6 +203,10 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
     full = run("check", "--no-cache", "--output-format", "full", cwd=root).stdout
     assert " --> agent.ipynb:cell 5:4:10\n" in full
     assert '4 | result = Weather().run(city="Paris")\n' in full  # the frame shows the cell's own lines
+    write(root / "accents" / "café.ipynb", notebook(code(TOOL), code('café = Weather().run(city="x")\n')))
+    rdjson = json.loads(run("check", "--no-cache", "--output-format", "rdjson", "accents", cwd=root).stdout)
+    [call] = [d for d in rdjson["diagnostics"] if d["code"]["value"] == "DG101"]
+    assert call["location"]["range"]["start"] == {"line": 1, "column": 9}  # UTF-8 bytes of the cell's line
     grouped = run("check", "--no-cache", "--output-format", "grouped", cwd=root).stdout
     assert "  cell 5:4:10 DG101 " in grouped
 

@@ -46,10 +46,10 @@ class Sources:
         except (OSError, SyntaxError, LookupError, UnicodeDecodeError):
             return None
 
-    def byte_column(self, path: str, line: int, col: int) -> int:
-        """``col`` (1-based, in characters) as a 1-based column in UTF-8 bytes; ``col`` itself when
-        the line is unknown."""
-        lines = self.lines(path)
+    def byte_column(self, path: str, line: int, col: int, cell: int | None = None) -> int:
+        """``col`` (1-based, in characters) as a 1-based column in UTF-8 bytes (in a notebook's
+        ``cell``); ``col`` itself when the line is unknown."""
+        lines = self.lines(path, cell)
         if lines is None or not 0 < line <= len(lines):
             return col
         return len(lines[line - 1][: col - 1].encode("utf-8")) + 1
