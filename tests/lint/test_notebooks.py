@@ -172,8 +172,19 @@ def test_a_module_file_keeps_its_name_beside_a_paired_notebook(root: Path) -> No
     write(root / "agent.ipynb", notebook(code("x = 1\n")))
     (root / "agent.py").write_text(TOOL, encoding="utf-8")
     (root / "main.py").write_text('from agent import Weather\n\nWeather().run(city="x")\n', encoding="utf-8")
-    report = check_paths(["main.py"], LintConfig(root=root), use_cache=False)
+    report = check_paths(["."], LintConfig(root=root), use_cache=False)  # agent.ipynb sorts before agent.py
     assert ("main.py", 3, "DG101") in [(f.path, f.line, f.code) for f in report.findings]
+
+
+def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
+    """Jupyter runs a notebook in its folder: ``from helpers import X`` finds ``nb/helpers.py``."""
+    (root / "nb").mkdir()
+    (root / "nb" / "__init__.py").write_text("", encoding="utf-8")  # a package: helpers is nb.helpers
+    (root / "nb" / "helpers.py").write_text(TOOL, encoding="utf-8")
+    cells = code("from helpers import Weather\n"), code('Weather().run(city="x")\n')
+    write(root / "nb" / "explore.ipynb", notebook(*cells))
+    report = check_paths(["."], LintConfig(root=root), use_cache=False)
+    assert ("nb/explore.ipynb", 2, 1, "DG101") in [(f.path, f.cell, f.line, f.code) for f in report.findings]
 
 
 # ------------------------------------------------------------------ the command and ruff
