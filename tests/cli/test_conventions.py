@@ -330,32 +330,35 @@ NOTEBOOK = {
 }
 
 
-def test_notebooks_are_never_a_silent_pass(tmp_path):
+def test_notebooks_are_checked_and_a_broken_one_is_never_a_silent_pass(tmp_path):
     root = write_tree(tmp_path / "nb", {"pyproject.toml": "[tool.dispatchguard]\n", "ok.py": "x = 1\n"})
     (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     (root / ".ipynb_checkpoints").mkdir()  # Jupyter's copies are excluded by default
     (root / ".ipynb_checkpoints" / "analysis-checkpoint.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
-    note = "dispatchguard: note: 1 notebook (.ipynb) not checked: notebooks are not supported yet (analysis.ipynb)"
     done = run_cli("check", "--no-cache", cwd=root)
-    assert done.returncode == 0
-    assert done.stderr.splitlines() == [
-        note,
-        "No findings in 1 file: 0 checked, 1 without a tool word. 1 notebook (.ipynb) not checked.",
-    ]
-    named = run_cli("check", "--no-cache", "analysis.ipynb", cwd=root)
-    assert named.stderr.splitlines() == [note, "No findings in 0 files checked. 1 notebook (.ipynb) not checked."]
-    assert "All checks passed" not in named.stderr
-    stats = run_cli("check", "--no-cache", "--statistics", "--output-format", "json", cwd=root)
-    assert stats.returncode == 0 and json.loads(stats.stdout) == [] and stats.stderr.splitlines() == [note]
+    assert done.returncode == 1
+    assert done.stdout.startswith("analysis.ipynb:cell 1:1:1: DG101 ")
+    assert done.stderr.splitlines() == ["Found 1 finding in 2 files (1 checked, 1 without a tool word)."]
+    (root / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+    broken = run_cli("check", "--no-cache", cwd=root)
+    assert broken.returncode == 2 and broken.stdout == done.stdout  # the others are still checked
+    error = "dispatchguard: error: broken.ipynb: not a notebook: not valid JSON"
+    assert broken.stderr.splitlines()[0].startswith(error)
+    assert broken.stderr.splitlines()[1] == (
+        "Found 1 finding in 2 files (1 checked, 1 without a tool word). 1 notebook (.ipynb) not checked."
+    )
+    stats = run_cli("check", "--no-cache", "--statistics", "--output-format", "json", "broken.ipynb", cwd=root)
+    assert stats.returncode == 2 and json.loads(stats.stdout) == []
 
 
-def test_fix_says_which_notebooks_it_left_alone(tmp_path):
+def test_fix_says_which_notebooks_it_cannot_read(tmp_path):
     root = write_tree(tmp_path / "nb", {"pyproject.toml": "[tool.dispatchguard]\n", "ok.py": "x = 1\n"})
     (root / "analysis.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    (root / "old.ipynb").write_text(json.dumps({**NOTEBOOK, "nbformat": 3}), encoding="utf-8")
     done = run_cli("fix", "--no-cache", cwd=root)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines()[0].startswith("dispatchguard: note: 1 notebook (.ipynb) not checked")
-    assert json.loads((root / "analysis.ipynb").read_text(encoding="utf-8")) == NOTEBOOK  # untouched
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0] == "dispatchguard: error: old.ipynb: not an nbformat 4 notebook (nbformat 3)"
+    assert json.loads((root / "analysis.ipynb").read_text(encoding="utf-8")) == NOTEBOOK  # no fix for it: untouched
 
 
 def test_configuration_that_is_not_utf8_is_exit_2(project):

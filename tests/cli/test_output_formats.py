@@ -71,7 +71,19 @@ def test_json_has_ruffs_fields(findings, tmp_path):
     items = json.loads(render("json", findings, context(tmp_path)))
     assert len(items) == 2
     first = items[0]
-    assert set(first) == {"code", "name", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"}
+    assert set(first) == {
+        "cell",
+        "code",
+        "name",
+        "message",
+        "filename",
+        "location",
+        "end_location",
+        "fix",
+        "url",
+        "noqa_row",
+    }
+    assert first["cell"] is None  # ruff's key: a notebook's cell, null for a Python file
     assert first["name"] == "direct-tool-call" and items[1]["name"] == "tool-instantiated-outside-tools-module"
     assert first["filename"] == str(tmp_path / "pkg" / "agent.py")
     assert Path(first["filename"]).is_absolute()

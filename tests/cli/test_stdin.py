@@ -103,7 +103,6 @@ def test_settings_of_the_stdin_filename_project(tmp_path: Path) -> None:
         (["--stdin-filename", "a.py", "app"], "--stdin-filename checks standard input: give '-' instead of the paths"),
         (["--stdin-filename", "app", "-"], "--stdin-filename: app is a directory, not a file"),
         (["--stdin-filename", " ", "-"], "--stdin-filename: the path is empty"),
-        (["--stdin-filename", "n.ipynb", "-"], "--stdin-filename: n.ipynb: notebooks (.ipynb) are not supported yet"),
         (["--fix", "-"], "--fix writes files and cannot be used on standard input"),
         (["--add-noqa", "-"], "--add-noqa writes files and cannot be used on standard input"),
         (["--write-baseline", "b.json", "-"], "--write-baseline writes files and cannot be used on standard input"),

@@ -38,7 +38,10 @@ def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]]
     added = files = 0
     skipped: list[str] = []
     for path, lines in sorted(by_file.items()):
-        count, left = _edit_file(Path(path), lines, reason.strip())
+        if path.endswith(".ipynb"):
+            count, left = _edit_notebook(Path(path), lines, reason.strip())
+        else:
+            count, left = _edit_file(Path(path), lines, reason.strip())
         added += count
         files += bool(count)
         skipped += [f"{path}:{line}" for line in left]
@@ -51,13 +54,15 @@ def add_noqa(findings: Sequence[Any], reason: str, recheck: Callable[[list[str]]
     return 1 if still or skipped else 0
 
 
-def _codes_by_line(findings: Sequence[Any]) -> dict[str, dict[int, list[str]]]:
-    """path -> line -> the codes a directive there needs, in the findings' order."""
-    by_file: dict[str, dict[int, list[str]]] = {}
+def _codes_by_line(findings: Sequence[Any]) -> dict[str, dict[Any, list[str]]]:
+    """path -> line (``(cell, line)`` in a notebook) -> the codes a directive there needs, in the
+    findings' order."""
+    by_file: dict[str, dict[Any, list[str]]] = {}
     for finding in findings:
         if finding.suppressed or finding.code in NEVER_ADDED:
             continue
-        codes = by_file.setdefault(finding.path, {}).setdefault(finding.line, [])
+        line = finding.line if finding.cell is None else (finding.cell, finding.line)
+        codes = by_file.setdefault(finding.path, {}).setdefault(line, [])
         if finding.code not in codes:
             codes.append(finding.code)
     return by_file
@@ -73,6 +78,58 @@ def _summary(added: int, files: int, skipped: list[str], still: int) -> str:
     if still:
         text += f" {plural(still, 'finding')} still reported after the edit."
     return text
+
+
+def _edit_notebook(path: Path, lines: dict[tuple[int, int], list[str]], reason: str) -> tuple[int, list[str]]:
+    """:func:`_edit_file` for a notebook: the directives added to its code cells' virtual source,
+    each changed line written back into its cell (the rest of the notebook keeps its bytes)."""
+    from dispatchguard.lint.notebook import NotebookError, read_notebook
+
+    shown = {cell_line: f"cell {cell_line[0]}:{cell_line[1]}" for cell_line in lines}
+    try:
+        notebook = read_notebook(path)
+        virtual = {notebook.virtual_line(*cell_line): codes for cell_line, codes in lines.items()}
+    except (OSError, NotebookError, KeyError) as exc:
+        print(f"dispatchguard: {path}: not edited: {exc}", file=sys.stderr)
+        return 0, [shown[key] for key in sorted(lines)]
+    new_lines, done, left = _directives(notebook.source, virtual, reason)
+    back = {notebook.virtual_line(*key): shown[key] for key in lines}
+    if new_lines is None:
+        print(f"dispatchguard: {path}: not edited: the edit would not parse", file=sys.stderr)
+    if new_lines is None or not done:
+        return 0, [back[line] for line in left]
+    edits, offset = [], 0
+    for old, new in zip(notebook.source.splitlines(keepends=True), new_lines, strict=True):  # same count
+        if old != new:
+            edits.append((offset, offset + len(old), new))
+        offset += len(old)
+    try:
+        _write_atomically(path, notebook.with_edits(edits).encode("utf-8"))
+    except NotebookError as exc:  # pragma: no cover - a directive never touches an IPython line
+        print(f"dispatchguard: {path}: not edited: {exc}", file=sys.stderr)
+        return 0, [shown[key] for key in sorted(lines)]
+    return done, [back[line] for line in left]
+
+
+def _directives(text: str, lines: dict[int, list[str]], reason: str) -> tuple[list[str] | None, int, list[int]]:
+    """(the new physical lines, directives added or extended, lines that cannot carry one); None
+    for the lines when the edit would not parse (nothing is then written)."""
+    physical = text.splitlines(keepends=True)
+    closed = _comment_ready_lines(text)
+    done, left = 0, []
+    for number, codes in sorted(lines.items()):
+        if not (0 < number <= len(physical)) or (closed is not None and number not in closed):
+            left.append(number)
+            continue
+        line = physical[number - 1]
+        body = line.rstrip("\r\n")
+        edited = with_codes(body, codes, reason)
+        if edited != body:
+            physical[number - 1] = edited + line[len(body) :]
+            done += 1
+    if done and closed is not None and not _parses("".join(physical)):  # never write a file we would break
+        return None, 0, sorted(lines)
+    return physical, done, left
 
 
 def _edit_file(path: Path, lines: dict[int, list[str]], reason: str) -> tuple[int, list[int]]:

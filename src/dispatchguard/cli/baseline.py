@@ -71,16 +71,32 @@ class _Sources:
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
 
-    def line(self, path: str, lineno: int) -> str:
-        lines = self._lines.get(path)
+    def line(self, path: str, lineno: int, cell: int | None = None) -> str:
+        """Line ``lineno`` of a file (of a notebook's ``cell``: the text the finding is on)."""
+        key = path if cell is None else f"{path}\0{cell}"
+        lines = self._lines.get(key)
         if lines is None:
-            try:
-                with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-                    lines = handle.read().splitlines()
-            except OSError:
-                lines = []
-            self._lines[path] = lines
+            lines = self._read(path) if cell is None else self._read_cell(path, cell)
+            self._lines[key] = lines
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+    @staticmethod
+    def _read(path: str) -> list[str]:
+        try:
+            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+                return handle.read().splitlines()
+        except OSError:
+            return []
+
+    @staticmethod
+    def _read_cell(path: str, cell: int) -> list[str]:
+        from dispatchguard.lint.notebook import NotebookError, read_notebook
+
+        try:
+            notebook = read_notebook(Path(path))
+        except (OSError, NotebookError):
+            return []
+        return next(("".join(c.lines).splitlines() for c in notebook.cells if c.number == cell), [])
 
 
 def keys_for(findings: Iterable[Any], baseline_file: str | os.PathLike[str]) -> list[tuple[Any, Key]]:
@@ -91,7 +107,7 @@ def keys_for(findings: Iterable[Any], baseline_file: str | os.PathLike[str]) -> 
     for finding in findings:
         absolute = os.path.abspath(finding.path)
         rel = Path(os.path.relpath(absolute, base_dir)).as_posix()
-        text = sources.line(absolute, finding.line)
+        text = sources.line(absolute, finding.line, finding.cell)
         pairs.append((finding, Key(rel, finding.code, finding.message, line_hash(text))))
     return pairs
 

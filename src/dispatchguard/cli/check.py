@@ -276,6 +276,8 @@ def _report(
     if args.output_format in HUMAN_FORMATS and not args.quiet:
         files = (report.files_checked, report.files_without_tool_word)
         print(_summary(reported, len(findings) - reported, files, notebooks), file=sys.stderr)
+    if notebooks:  # a notebook that is not one is an error, as a file that cannot be read
+        return 2
     if args.exit_zero:
         return 0
     changed = args.exit_non_zero_on_fix and fixes is not None and bool(fixes.changed_files)
@@ -342,8 +344,6 @@ def _stdin_path(args: argparse.Namespace) -> str | None:
         raise UsageError("--stdin-filename: the path is empty")
     if os.path.isdir(name):
         raise UsageError(f"--stdin-filename: {name} is a directory, not a file")
-    if name.endswith(".ipynb"):
-        raise UsageError(f"--stdin-filename: {name}: notebooks (.ipynb) are not supported yet")
     return name
 
 
@@ -358,7 +358,12 @@ def _check_stdin(path: str, named: bool, config: Any, sources: dict[str, str]) -
     data = sys.stdin.buffer.read()
     if config.force_exclude and is_excluded(path, config, config.root):
         return CheckReport([], 0)
-    findings = check_buffer(path, data, config)
+    from dispatchguard.lint.notebook import NotebookError
+
+    try:
+        findings = check_buffer(path, data, config)
+    except NotebookError as exc:  # --stdin-filename x.ipynb: its JSON on standard input
+        return CheckReport([], 0, notebooks=[(path if named else "-", str(exc))])
     if not named:
         findings = [dataclasses.replace(f, path="-") for f in findings]
     for finding in findings[:1]:

@@ -147,23 +147,29 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
-def notebooks_under(paths: list[str], config: Any) -> list[str]:
-    """The notebooks under ``paths``, shown relative to the current directory when below it."""
+def unreadable_notebooks(paths: list[str], config: Any) -> list[tuple[str, str]]:
+    """The notebooks under ``paths`` that cannot be checked (not valid JSON, not nbformat 4,
+    unreadable), each with why, shown relative to the current directory when below it."""
     from dispatchguard.lint.discovery import display_path, scan
+    from dispatchguard.lint.notebook import NotebookError, read_notebook
 
     cwd = Path.cwd()
-    return [display_path(p, cwd) for p in scan(paths, config, config.root).notebooks]
+    unreadable = []
+    for path in scan(paths, config, config.root).notebooks:
+        try:
+            read_notebook(path)
+        except NotebookError as exc:
+            unreadable.append((display_path(path, cwd), str(exc)))
+        except OSError as exc:
+            unreadable.append((display_path(path, cwd), f"cannot read the file: {exc.strerror or exc}"))
+    return unreadable
 
 
-def report_notebooks(notebooks: list[str]) -> int:
-    """Say on stderr which notebooks are not checked (never a silent pass); returns how many."""
-    if notebooks:
-        shown = notebooks[:3]
-        print(
-            f"dispatchguard: note: {plural(len(notebooks), 'notebook')} (.ipynb) not checked: "
-            f"notebooks are not supported yet ({', '.join(shown)}{', ...' if len(notebooks) > 3 else ''})",
-            file=sys.stderr,
-        )
+def report_notebooks(notebooks: list[tuple[str, str]]) -> int:
+    """One error line on stderr per notebook that could not be checked (never a silent pass);
+    returns how many (the command then exits 2, the other files' findings reported)."""
+    for path, reason in notebooks:
+        print_error(f"{path}: {reason}")
     return len(notebooks)
 
 

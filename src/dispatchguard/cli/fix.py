@@ -18,11 +18,12 @@ from dispatchguard.cli.common import (
     code_list,
     effective_config,
     job_count,
-    notebooks_under,
     report_notebooks,
     require_paths,
     run_guarded,
+    unreadable_notebooks,
 )
+from dispatchguard.cli.output.text import position
 from dispatchguard.lint.rules import RULES
 
 # libcst is imported inside `run`, by the fix engine.
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     require_paths(args.paths)
     config = effective_config(args)
-    report_notebooks(notebooks_under(args.paths, config))
+    notebooks = report_notebooks(unreadable_notebooks(args.paths, config))
 
     from dispatchguard.fix import apply_fixes
 
@@ -79,18 +80,18 @@ def _run(args: argparse.Namespace) -> int:
         out.write(report.diff)
     elif not args.quiet:
         for fix in report.applied:
-            print(f"{fix.path}:{fix.line}:{fix.col}: {fix.code} fixed: {fix.description}", file=out)
+            print(f"{fix.path}:{position(fix)}: {fix.code} fixed: {fix.description}", file=out)
 
-    reasons = {(s.path, s.line, s.col, s.code): s.reason for s in report.skipped}
+    reasons = {(s.path, s.cell, s.line, s.col, s.code): s.reason for s in report.skipped}
     for finding in report.remaining:
-        reason = reasons.get((finding.path, finding.line, finding.col, finding.code))
-        line = f"{finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.message}"
+        reason = reasons.get((finding.path, finding.cell, finding.line, finding.col, finding.code))
+        line = f"{finding.path}:{position(finding)}: {finding.code} {finding.message}"
         if reason and not args.quiet:
             line += f" [not fixed: {reason}]"
         print(line, file=out)
 
     print(fix_summary(report, diff=args.diff), file=sys.stderr)
-    return report.exit_code
+    return 2 if notebooks else report.exit_code
 
 
 def fix_summary(report: Any, *, diff: bool) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from dispatchguard.fix.base import Edit, FileContext
 from dispatchguard.fix.imports import IsortSettings
 from dispatchguard.fix.rewrite import FIXERS, Plan, file_edits, plan_file
+from dispatchguard.lint.notebook import NotebookError, is_notebook, load_notebook
 from dispatchguard.lint.tool_facts import ToolFacts
 
 
@@ -71,9 +72,19 @@ def _file_fixes(display: str, findings: list[Any], facts: ToolFacts, settings: I
     except OSError:
         return {}
     key = path.absolute().as_posix()
+    notebook = None
+    if is_notebook(path):  # planned on the code cells' virtual source, the edits located in cells
+        try:
+            notebook = load_notebook(data)
+        except NotebookError:
+            return {}
+        data = notebook.source.encode("utf-8")
+        context = [notebook.in_cells(f) for f in findings]
+    else:
+        context = findings
     out = {}
-    for finding in findings:
-        plan = plan_file(key, display, data, [finding], facts, unsafe=True, context=findings)
+    for finding, planned in zip(findings, context, strict=True):
+        plan = plan_file(key, display, data, [planned], facts, unsafe=True, context=context)
         if not isinstance(plan, Plan) or not plan.chosen:
             continue
         edits = file_edits(plan, settings)
@@ -81,8 +92,22 @@ def _file_fixes(display: str, findings: list[Any], facts: ToolFacts, settings: I
             continue
         fix = plan.chosen[0][1]
         located = tuple(_located(plan.ctx, edit) for edit in sorted(edits, key=lambda e: (e.start, e.end)))
+        if notebook is not None:
+            located = _in_cell(notebook, finding.cell, located)
+            if located is None:  # an edit in another cell: ruff's fix object cannot say so
+                continue
         out[id(finding)] = FixData("safe" if fix.safe else "unsafe", fix.description, located)
     return out
+
+
+def _in_cell(notebook: Any, cell: int, edits: tuple[FixEdit, ...]) -> tuple[FixEdit, ...] | None:
+    located = []
+    for edit in edits:
+        (start_cell, line), (end_cell, end_line) = notebook.position(edit.line), notebook.position(edit.end_line)
+        if start_cell != cell or end_cell != cell:
+            return None
+        located.append(dataclasses.replace(edit, line=line, end_line=end_line))
+    return tuple(located)
 
 
 def _position(ctx: FileContext, offset: int) -> tuple[int, int]:

@@ -18,6 +18,8 @@ nothing to do (idempotence).
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import os
 import tempfile
 from collections import defaultdict
@@ -29,7 +31,8 @@ from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.files import read_source
 from dispatchguard.fix.imports import IsortSettings
 from dispatchguard.fix.report import AppliedFix, FixReport, SkippedFix, unified_diff
-from dispatchguard.fix.rewrite import FIXERS, fix_file, no_fix_reason
+from dispatchguard.fix.rewrite import FIXERS, file_edits, fix_file, no_fix_reason, plan_file, splice, unsafe_note
+from dispatchguard.lint.notebook import NotebookError, is_notebook, load_notebook
 
 __all__ = [
     "MAX_PASSES",
@@ -104,7 +107,7 @@ class _Run:
         self.diff = diff
         self.originals: dict[str, bytes] = {}
         self.current: dict[str, bytes] = {}  # latest text of every file a fix changed
-        self.applied_keys: set[tuple[str, int, int, str]] = set()
+        self.applied_keys: set[tuple[str, int | None, int, int, str]] = set()
         self.last_skipped: dict[str, list[SkippedFix]] = {}
 
     def one_pass(self, active: list[Any], facts: Any) -> bool:
@@ -120,7 +123,8 @@ class _Run:
     def fix_one(self, file_path: str, findings: list[Any], facts: Any) -> bool:
         if not any(f.code in FIXERS for f in findings):
             self.last_skipped[file_path] = [
-                SkippedFix(file_path, f.line, f.col, f.code, no_fix_reason(f.code), "unfixable") for f in findings
+                SkippedFix(file_path, f.line, f.col, f.code, no_fix_reason(f.code), "unfixable", f.cell)
+                for f in findings
             ]
             return False
         path = Path(file_path)
@@ -133,14 +137,17 @@ class _Run:
             ]
             return False
         self.originals.setdefault(file_path, src.data)
-        new_data, applied, skipped = fix_file(
-            path.absolute().as_posix(), file_path, src.data, findings, facts, self.settings, unsafe=self.unsafe
-        )
+        if is_notebook(path):
+            new_data, applied, skipped = _fix_notebook(path, file_path, src.data, findings, facts, self)
+        else:
+            new_data, applied, skipped = fix_file(
+                path.absolute().as_posix(), file_path, src.data, findings, facts, self.settings, unsafe=self.unsafe
+            )
         self.last_skipped[file_path] = skipped
         if new_data == src.data:
             return False
         for fix in applied:
-            key = (fix.path, fix.line, fix.col, fix.code)
+            key = (fix.path, fix.cell, fix.line, fix.col, fix.code)
             if key not in self.applied_keys:
                 self.applied_keys.add(key)
                 self.report.applied.append(fix)
@@ -157,6 +164,48 @@ class _Run:
         if self.diff:
             report.diff = "".join(unified_diff(p, self.originals[p], self.current[p]) for p in report.changed_files)
         return report
+
+
+def _fix_notebook(
+    path: Path, display: str, data: bytes, findings: list[Any], facts: Any, run: _Run
+) -> tuple[bytes, list[AppliedFix], list[SkippedFix]]:
+    """Fix a notebook as :func:`~dispatchguard.fix.rewrite.fix_file` fixes a file: its code cells'
+    virtual source planned as a module, the edits then made in the cells they fall in
+    (:meth:`~dispatchguard.lint.notebook.Notebook.with_edits`: only the changed cells' ``source``
+    values are rewritten, outputs and metadata keep their bytes). Positions are in cells."""
+    try:
+        notebook = load_notebook(data)
+    except NotebookError as exc:
+        return data, [], [SkippedFix(display, f.line, f.col, f.code, str(exc), "dropped", f.cell) for f in findings]
+
+    def in_cell(item: Any) -> Any:
+        cell, line = notebook.position(item.line)
+        return dataclasses.replace(item, line=line, cell=cell)
+
+    source = notebook.source.encode("utf-8")
+    key = path.absolute().as_posix()
+    plan = plan_file(key, display, source, [notebook.in_cells(f) for f in findings], facts, unsafe=run.unsafe)
+    if isinstance(plan, list):
+        return data, [], [in_cell(s) for s in plan]
+    skipped = [in_cell(s) for s in plan.skipped]
+    if not plan.chosen:
+        return data, [], skipped
+    edits = file_edits(plan, run.settings)
+    try:
+        if isinstance(edits, str):
+            raise ValueError(edits)
+        ast.parse(splice(plan.ctx.text, edits))
+        new_data = notebook.with_edits((e.start, e.end, e.text) for e in edits).encode("utf-8")
+    except (SyntaxError, ValueError) as exc:  # NotebookError is a ValueError
+        reason = f"the result would not parse ({exc})" if isinstance(exc, SyntaxError) else str(exc)
+        why = f"fix dropped: {reason}"
+        dropped = [SkippedFix(display, f.line, f.col, f.code, why, "dropped") for f, _ in plan.chosen]
+        return data, [], [*skipped, *map(in_cell, dropped)]
+    applied = [
+        in_cell(AppliedFix(display, f.line, f.col, f.code, unsafe_note(fix), fix.safe, fix.unsafe_because))
+        for f, fix in plan.chosen
+    ]
+    return new_data, applied, skipped
 
 
 def _passes(
@@ -191,5 +240,5 @@ def _passes(
         if not changed:
             break
     if diff:  # nothing was written: what remains is what the diff does not fix
-        return run.finish([f for f in active if (f.path, f.line, f.col, f.code) not in run.applied_keys])
+        return run.finish([f for f in active if (f.path, f.cell, f.line, f.col, f.code) not in run.applied_keys])
     return run.finish(active if not changed else active_of(check(str_paths).findings))

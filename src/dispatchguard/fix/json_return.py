@@ -31,10 +31,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.callers import Caller
+from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
 from dispatchguard.lint.tool_facts import Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
@@ -220,18 +222,29 @@ def _annotation_edit(ctx: FileContext, function: Function | None) -> tuple[Edit,
     return (Edit(ctx.node_start(returns), ctx.node_end(returns), "str"),)
 
 
-def _grouped(callers: list[Caller]) -> list[str]:
-    """``a.py:3,9`` per file, in the order found."""
+def _grouped(ctx: FileContext, callers: list[Caller]) -> list[str]:
+    """``a.py:3,9`` per file, in the order found (``a.ipynb:cell 2:3``: a notebook's lines in cells)."""
     lines: dict[str, list[str]] = {}
     for caller in callers:
-        lines.setdefault(caller.relpath, []).append(str(caller.line))
+        lines.setdefault(caller.relpath, []).append(_shown_line(ctx, caller.relpath, caller.line))
     return [f"{path}:{','.join(dict.fromkeys(found))}" for path, found in lines.items()]
+
+
+def _shown_line(ctx: FileContext, relpath: str, line: int) -> str:
+    if not is_notebook(relpath):
+        return str(line)
+    try:
+        notebook = read_notebook(Path(relpath) if relpath.startswith("/") else ctx.facts.project.root / relpath)
+    except (OSError, NotebookError):
+        return str(line)
+    cell, in_cell = notebook.position(line)
+    return f"cell {cell}:{in_cell}"
 
 
 def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_dump: bool) -> tuple[str, ...]:
     """What makes a fix unsafe, for the user to review: callers first, then the receivers."""
-    direct = _grouped([c for c in callers if not c.is_test])
-    tests = _grouped([c for c in callers if c.is_test])
+    direct = _grouped(ctx, [c for c in callers if not c.is_test])
+    tests = _grouped(ctx, [c for c in callers if c.is_test])
     because = []
     if direct:
         because.append("direct calls read the raw return at " + ", ".join(direct))

@@ -19,6 +19,7 @@ class AppliedFix:
     safe: bool
     #: for an unsafe fix, what makes it unsafe (callers and tests that read the raw return)
     unsafe_because: tuple[str, ...] = ()
+    cell: int | None = None  # in a notebook, the cell ``line`` is in
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class SkippedFix:
     code: str
     reason: str
     kind: str  # "unfixable", "unsafe", "dropped"
+    cell: int | None = None  # in a notebook, the cell ``line`` is in
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from dispatchguard.lint.config import any_glob
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.tree_values import enclosing, own_nodes, parents, scope_of, top_function
+from dispatchguard.lint.notebook import virtual_bytes
 
 if TYPE_CHECKING:
     from dispatchguard.lint.tool_facts import ToolFacts
@@ -73,7 +74,7 @@ class CallerSearch:
         pattern = re.compile(rb"(?<!\bself)\.\s*(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\s*\(")
         for file in self.facts.project.files.values():
             try:
-                if pattern.search(file.path.read_bytes()):
+                if pattern.search(virtual_bytes(file.path)):
                     return True
             except OSError:
                 return True

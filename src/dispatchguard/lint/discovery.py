@@ -12,8 +12,9 @@ set. Below a directory given explicitly, a rule excludes what it matches itself,
 below a folder it matched (so ``dispatchguard check build/`` checks ``build/`` but still skips its
 ``__pycache__``, and a project whose root an outer repository ignores is still checked).
 
-Notebooks (``.ipynb``) are never returned as Python files: :func:`scan` lists them apart so that
-the CLI can say they were not checked.
+Notebooks (``.ipynb``) are never returned as Python files: :func:`scan` lists them apart (the engine
+checks their code cells, ``lint/notebook.py``; the fix engine and the flake8 plugin walk Python
+files).
 
 **Nested projects.** Asked to (``nested=True``, the CLI's default), :func:`scan` leaves out every
 folder below the root that has a configuration of its own (a ``pyproject.toml`` with a
@@ -52,7 +53,7 @@ class SourceFile:
 
 @dataclass
 class Scan:
-    """What a walk found: Python files to check and notebooks it did not check (absolute, sorted)."""
+    """What a walk found: Python files and notebooks (absolute, sorted)."""
 
     files: list[Path] = field(default_factory=list)
     notebooks: list[Path] = field(default_factory=list)

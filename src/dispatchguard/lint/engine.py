@@ -33,7 +33,8 @@ from dispatchguard.lint.cache import CACHE_DIRNAME, CacheEntry, FileResult, Resu
 from dispatchguard.lint.checking import check_tree, error_result, may_name_noqa_codes, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig, load_config
 from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
-from dispatchguard.lint.findings import CheckReport, Finding
+from dispatchguard.lint.findings import CheckReport, Finding, finding_order
+from dispatchguard.lint.notebook import Notebook, NotebookError, read_notebook
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
 
@@ -74,13 +75,13 @@ def check_paths(
 def project_files(
     paths: Sequence[str | os.PathLike[str]], config: LintConfig, *, nested: bool = False
 ) -> tuple[list[SourceFile], list[str], Scan]:
-    """(every file of the project, the keys of those under ``paths``, the scan of ``paths``: its
-    notebooks, which are not checked, and with ``nested`` the projects of their own below the root,
+    """(every file of the project, the keys of those under ``paths`` (notebooks among them), the
+    scan of ``paths``: its notebooks, and with ``nested`` the projects of their own below the root,
     which are not the project's): the project's files under the root come first, in walk order,
     then files under ``paths`` outside the root."""
     root = Path(config.root).absolute()
     found = scan(paths, config, root, nested=nested) if paths else Scan()
-    targets = found.files
+    targets = sorted(found.files + found.notebooks)
     if [Path(p).absolute() for p in paths] == [root] and root.is_dir():
         every = targets  # checking the whole project: one walk of it
     else:
@@ -166,7 +167,20 @@ class _Run:
         self.config = config
         self.jobs = jobs
         files, targets, found = project_files(paths, config, nested=nested)
-        self.notebooks, self.projects = found.notebooks, found.projects
+        self.projects = found.projects
+        # notebooks: their code cells as one module (lint/notebook.py); one that is not a notebook
+        # is not checked, and the report says why
+        self.notebooks: dict[str, Notebook] = {}
+        self.unchecked: dict[str, str] = {}
+        for path in found.notebooks:
+            try:
+                self.notebooks[path.as_posix()] = read_notebook(path)
+            except NotebookError as exc:
+                self.unchecked[path.as_posix()] = str(exc)
+            except OSError as exc:
+                self.unchecked[path.as_posix()] = f"cannot read the file: {exc.strerror or exc}"
+        if self.unchecked:
+            targets = [key for key in targets if key not in self.unchecked]
         self.targets = targets
         self.target_set = set(targets)
         self.project = project = Project(config, files)
@@ -219,7 +233,7 @@ class _Run:
         return self.report()
 
     def focused(self) -> bool:
-        part, whole = len(self.targets), len(self.project.files)
+        part, whole = len(self.targets), len(self.project.files) - len(self.unchecked)
         return part < whole and (part <= FOCUSED_FILES or part <= FOCUSED_SHARE * whole)
 
     def check_focused(self) -> None:
@@ -298,7 +312,10 @@ class _Run:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
 
     def read(self, key: str) -> tuple[bytes | None, str | None]:
-        """A file's bytes, or why it cannot be read."""
+        """A file's bytes (a notebook's: its virtual source), or why it cannot be read."""
+        notebook = self.notebooks.get(key)
+        if notebook is not None:
+            return notebook.source.encode("utf-8"), None
         try:
             data = self.project.files[key].path.read_bytes()
         except OSError as exc:
@@ -457,18 +474,25 @@ class _Run:
         points = []
         for key, result in self.results.items():
             shown = display_path(self.project.files[key].path, cwd)
+            notebook = self.notebooks.get(key)
             for line, col, end_line, end_col, code, message, suppressed in result.findings:
-                findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed))
+                cell = None
+                if notebook is not None:  # ruff's positions: the cell, the line in the cell
+                    cell, line = notebook.position(line)
+                    end_cell, end_line = notebook.position(end_line)
+                    if end_cell != cell:
+                        end_line, end_col = line, col
+                findings.append(Finding(shown, line, col, code, message, end_line, end_col, suppressed, cell=cell))
             points.extend((shown, line, function) for line, function in result.dispatch_points)
-        findings.sort(key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+        findings.sort(key=finding_order)
         project = self.project
-        notebooks = [display_path(p, cwd) for p in self.notebooks]
+        unchecked = [(display_path(Path(key), cwd), reason) for key, reason in sorted(self.unchecked.items())]
         return CheckReport(
             findings,
             len(self.targets),
             files_parsed=project.parsed,
             files_walked=project.walked,
-            notebooks=notebooks,
+            notebooks=unchecked,
             files_without_tool_word=sum(1 for key in self.targets if getattr(self.results.get(key), "gated", False)),
             dispatch_points=sorted(set(points)),
         )

@@ -496,7 +496,7 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
     """
     parts = relpath.split("/")
     stem = parts[-1]
-    for suffix in (".pyi", ".py"):
+    for suffix in (".pyi", ".py", ".ipynb"):
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break

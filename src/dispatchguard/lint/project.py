@@ -34,6 +34,7 @@ from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, IDENTIFIER, module_names, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
+from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
@@ -122,7 +123,8 @@ class Project:
         self.script_dirs = frozenset(
             rel.rpartition("/")[0]
             for rel in (f.relpath for f in self.files.values())
-            if "/" in rel and rel.rpartition("/")[2] in SCRIPT_NAMES and not rel.startswith("/")
+            if "/" in rel and not rel.startswith("/")
+            and (rel.rpartition("/")[2] in SCRIPT_NAMES or rel.endswith(".ipynb"))  # Jupyter runs in its folder
         )
         self.module_names: dict[str, tuple[str, tuple[str, ...], bool]] = {}
         self.owners: dict[str, str] = {}  # module name -> key of the file that owns it
@@ -156,7 +158,10 @@ class Project:
                 names = self._script_aliases(file.relpath, names)
         self.module_names[key] = names
         primary, aliases, _ = names
-        self.owners.setdefault(primary, key)
+        if file.relpath.endswith(".ipynb"):  # a notebook is imported by no one: a module file wins its name
+            aliased.setdefault(primary, key)
+        else:
+            self.owners.setdefault(primary, key)
         for alias in aliases:
             aliased.setdefault(alias, key)
 
@@ -231,7 +236,7 @@ class Project:
         """Read and parse a file (once per run: the tree goes to ``on_parse``, then is dropped)."""
         if data is None:
             try:
-                data = self.files[key].path.read_bytes()
+                data = virtual_bytes(self.files[key].path)
             except OSError as exc:
                 loaded: Loaded = (None, [1, 1, f"cannot read the file: {exc.strerror or exc}"])
                 self.known[key] = loaded

@@ -12,6 +12,7 @@ little more than itself, however large the project. A buffer that differs from t
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from dispatchguard.lint.engine import project_files
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.index import summarise
+from dispatchguard.lint.notebook import Notebook, is_notebook, load_notebook
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Project, WordSet, may_have_findings
 
@@ -158,7 +160,9 @@ def _buffer_file(project: Project, path: Path) -> SourceFile:
 def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None) -> list[Finding]:
     """Check ``data`` as the file ``path`` (which need not exist) of its project, with what the
     project knows of its other files; ``# noqa`` applied. Paths are shown as ``check_paths`` shows
-    them (relative to the current directory when below it).
+    them (relative to the current directory when below it). For a notebook (``path`` ending in
+    ``.ipynb``), ``data`` is its JSON: its code cells are checked as one module and the findings
+    are in cells (:class:`~dispatchguard.lint.notebook.NotebookError` when it is not a notebook).
 
     A buffer that cannot be decoded is DG001; a syntax error is DG001 only when the buffer names a
     tool word (the configured ones, and those of the project that the last ``dispatchguard check``
@@ -166,6 +170,9 @@ def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None
     path = Path(path).absolute()
     config = config or editor_config(path)
     shown = display_path(path, Path.cwd())
+    notebook = load_notebook(data) if is_notebook(path) else None
+    if notebook is not None:
+        data = notebook.source.encode("utf-8")
     with quiet_parsing():
         project = editor_project(config)
         tree, error = parse_bytes(data)
@@ -177,4 +184,15 @@ def check_buffer(path: str | Path, data: bytes, config: LintConfig | None = None
             findings = error_result(project, file, data, error or [1, 1, "syntax error"]).findings
         else:
             findings = buffer_findings(project, path, data, tree)
-    return [Finding(shown, *item[:2], item[4], item[5], item[2], item[3], item[6]) for item in findings]
+    out = [Finding(shown, *item[:2], item[4], item[5], item[2], item[3], item[6]) for item in findings]
+    return out if notebook is None else [_in_cell(notebook, finding) for finding in out]
+
+
+def _in_cell(notebook: Notebook, finding: Finding) -> Finding:
+    cell, line = notebook.position(finding.line)
+    end_cell, end_line = notebook.position(finding.end_line)
+    if end_cell != cell:  # never past the cell
+        end_line, end_col = line, finding.col
+    else:
+        end_col = finding.end_col
+    return dataclasses.replace(finding, cell=cell, line=line, end_line=end_line, end_col=end_col)

@@ -43,6 +43,7 @@ from dispatchguard.lint.inference.tree_values import (
     single_instance,
     top_function,
 )
+from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.project import Project
 from dispatchguard.lint.resolve import ModuleInfo
 
@@ -543,7 +544,7 @@ class ToolFacts:
         """A file's bytes (read once per run; empty when it cannot be read)."""
         if key not in self._file_bytes:
             try:
-                self._file_bytes[key] = self.project.files[key].path.read_bytes()
+                self._file_bytes[key] = virtual_bytes(self.project.files[key].path)
             except OSError:
                 self._file_bytes[key] = b""
         return self._file_bytes[key]
@@ -563,7 +564,7 @@ class ToolFacts:
             if any_glob(self.config.test_patterns, file.relpath):
                 continue
             try:
-                data = file.path.read_bytes()
+                data = virtual_bytes(file.path)
             except OSError:
                 continue
             if re.search(rb"^\s*(from|import)\s+dispatchguard\b", data, re.MULTILINE):

@@ -9,6 +9,11 @@
   projects read so far, and every open buffer is checked again. Watched-file notifications for
   Python files (the server asks for them when the client offers dynamic registration) make the
   projects read those files again, and re-check the open buffers.
+- Notebooks (``notebookDocument/didOpen``/``didChange``/``didSave``, pygls' notebook sync for
+  ``jupyter-notebook`` documents with Python cells): the code cells are checked as one module, as
+  ``dispatchguard check`` checks the ``.ipynb`` file, and each cell gets its own diagnostics (its
+  URI, its lines); ``didClose`` clears them. The ``# noqa`` actions work in cells; the fix actions
+  are for files only (``dispatchguard fix`` fixes a notebook on disk).
 - ``codeAction``: for each of our diagnostics in the request, the rule's fix (from
   :func:`dispatchguard.fix.rewrite.fix_file`, on the buffer; safe fixes preferred, unsafe ones labelled)
   as an edit of the whole buffer, and "silence on this line" as an edit of the line (``# noqa``
@@ -19,6 +24,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +46,41 @@ from dispatchguard.lint.source import check_buffer, editor_config, file_changed,
 SOURCE = "dispatchguard"
 #: Codes a line-level noqa comment cannot silence (DG001) or should not (DG002: remove the directive).
 NO_NOQA_ACTION = frozenset({UNPARSABLE.code, UNUSED_NOQA.code})
+#: The notebooks the server checks: Jupyter notebooks, their Python cells.
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(
+            notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")]
+        )
+    ],
+    save=True,
+)
 
 
 def build_server() -> LanguageServer:
     server = LanguageServer(
-        "dispatchguard", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        "dispatchguard",
+        __version__,
+        text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        notebook_document_sync=NOTEBOOK_SYNC,
     )
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        publish_notebook(ls, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: LanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        publish_notebook(ls, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        publish_notebook(ls, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        for cell in params.cell_text_documents:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -115,7 +150,35 @@ def settings_changed(ls: LanguageServer) -> None:
 
 def recheck_open_documents(ls: LanguageServer) -> None:
     for uri in list(ls.workspace.text_documents):
-        publish(ls, uri)
+        if ls.workspace.get_notebook_document(cell_uri=uri) is None:  # a cell: with its notebook
+            publish(ls, uri)
+    for uri in list(ls.workspace.notebook_documents):
+        publish_notebook(ls, uri)
+
+
+def publish_notebook(ls: LanguageServer, uri: str) -> None:
+    """Check a notebook's cells as one module (the text the editor has); diagnostics per cell."""
+    notebook = ls.workspace.get_notebook_document(notebook_uri=uri)
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if notebook is None or not path:
+        return
+    documents = [ls.workspace.get_text_document(cell.document) for cell in notebook.cells]
+    cells = [
+        {
+            "cell_type": "code" if cell.kind == types.NotebookCellKind.Code else "markdown",
+            "source": document.source if document.language_id in (None, "python") else "",
+        }
+        for cell, document in zip(notebook.cells, documents, strict=True)
+    ]
+    data = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode("utf-8")
+    by_cell: dict[int, list[Finding]] = {}
+    for finding in check_data(Path(path), data):
+        by_cell.setdefault(finding.cell or 1, []).append(finding)
+    for number, document in enumerate(documents, start=1):
+        diagnostics = [to_diagnostic(document, finding) for finding in by_cell.get(number, [])]
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=document.version)
+        )
 
 
 def document_path(document: TextDocument) -> Path | None:
@@ -136,9 +199,14 @@ def publish(ls: LanguageServer, uri: str) -> None:
 
 def check_document(path: Path, document: TextDocument) -> list[Finding]:
     """The unsuppressed findings of a buffer; a broken configuration is one finding at the top."""
+    return check_data(path, document.source.encode("utf-8"))
+
+
+def check_data(path: Path, data: bytes) -> list[Finding]:
+    """:func:`check_document` for a buffer's bytes (a notebook's: its JSON)."""
     try:
         config = editor_config(path)
-        findings = check_buffer(path, document.source.encode("utf-8"), config)
+        findings = check_buffer(path, data, config)
     except (ConfigError, OSError) as exc:
         message = UNPARSABLE.message.format(reason=str(exc))
         return [Finding(str(path), 1, 1, UNPARSABLE.code, message, 1, 1)]

@@ -21,6 +21,7 @@ from typing import Any
 from dispatchguard.cli.output import Context, is_hidden
 from dispatchguard.cli.output.source import Sources
 from dispatchguard.cli.output.style import BOLD, CYAN, RED, paint
+from dispatchguard.cli.output.text import position
 
 CONTEXT_LINES = 2
 
@@ -49,12 +50,12 @@ def frame(finding: Any, lines: list[str]) -> list[str]:
 
 
 def format_finding(finding: Any, sources: Sources, colour: bool = False) -> str:
-    lines = sources.lines(finding.path) or []
+    lines = sources.lines(finding.path, getattr(finding, "cell", None)) or []
     code_frame = frame(finding, lines) if 0 < finding.line <= len(lines) else []
     width = len(code_frame[0]) - 2 if code_frame else 1  # the frame's gutter is the number column and " |"
     header = f"{paint(finding.code, BOLD, RED, enabled=colour)} {paint(finding.message, BOLD, enabled=colour)}"
     where = paint("-->", CYAN, enabled=colour)
-    shown = [header, f"{' ' * width}{where} {finding.path}:{finding.line}:{finding.col}", *code_frame]
+    shown = [header, f"{' ' * width}{where} {finding.path}:{position(finding)}", *code_frame]
     return "\n".join(shown) + "\n"
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dispatchguard.cli.output import Context, is_hidden
+from dispatchguard.cli.output.text import position
 
 
 def escape_data(text: str) -> str:
@@ -22,16 +23,19 @@ def escape_property(text: str) -> str:
 
 
 def format_finding(finding: Any) -> str:
+    # a notebook's lines are not the file's: its annotation goes on the file's first line (as
+    # ruff's), the cell and line in the message
+    in_file = getattr(finding, "cell", None) is None
     props = {
         "title": f"dispatchguard ({finding.code})",
         "file": finding.path,
-        "line": finding.line,
-        "col": finding.col,
-        "endLine": finding.end_line,
-        "endColumn": finding.end_col,
+        "line": finding.line if in_file else 1,
+        "col": finding.col if in_file else 1,
+        "endLine": finding.end_line if in_file else 1,
+        "endColumn": finding.end_col if in_file else 1,
     }
     prop_text = ",".join(f"{key}={escape_property(str(value))}" for key, value in props.items())
-    message = f"{finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.message}"
+    message = f"{finding.path}:{position(finding)}: {finding.code} {finding.message}"
     return f"::error {prop_text}::{escape_data(message)}"
 
 

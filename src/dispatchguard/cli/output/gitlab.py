@@ -20,6 +20,9 @@ from typing import Any
 
 from dispatchguard.cli.output import Context, is_hidden
 
+#: Where a notebook's issue is placed: its first line.
+FIRST = {"line": 1, "column": 1}
+
 
 def project_path(path: str, context: Context) -> str:
     absolute = os.path.normpath(os.path.join(context.cwd, path))
@@ -40,14 +43,15 @@ def render(findings: Sequence[Any], context: Context) -> str:
         issues.append(
             {
                 "check_name": f.code,
-                "description": f"{f.code}: {f.message}",
+                "description": f"{f.code}: {f.message}" + ("" if f.cell is None else f" (cell {f.cell}:{f.line})"),
                 "severity": "major",
                 "fingerprint": fingerprint,
                 "location": {
                     "path": path,
                     "positions": {
-                        "begin": {"line": f.line, "column": f.col},
-                        "end": {"line": f.end_line, "column": f.end_col},
+                        # a notebook's lines are not the file's: its first line, as ruff
+                        "begin": {"line": f.line, "column": f.col} if f.cell is None else FIRST,
+                        "end": {"line": f.end_line, "column": f.end_col} if f.cell is None else FIRST,
                     },
                 },
             }

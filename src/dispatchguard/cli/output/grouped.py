@@ -8,15 +8,17 @@ from typing import Any
 
 from dispatchguard.cli.output import Context, is_hidden
 from dispatchguard.cli.output.style import BOLD, RED, paint
+from dispatchguard.cli.output.text import position
 
 
 def format_group(path: str, findings: Sequence[Any], colour: bool = False) -> str:
-    row_width = max(len(str(f.line)) for f in findings)
+    row_width = max(len(position(f).rpartition(":")[0]) for f in findings)
     col_width = max(len(str(f.col)) for f in findings)
     lines = [paint(path, BOLD, enabled=colour) + ":"]
     for f in findings:
         code = paint(f.code, BOLD, RED, enabled=colour)
-        lines.append(f"  {f.line:>{row_width}}:{f.col:<{col_width}} {code} {f.message}")
+        row = position(f).rpartition(":")[0]  # the line, after its cell in a notebook
+        lines.append(f"  {row:>{row_width}}:{f.col:<{col_width}} {code} {f.message}")
     return "\n".join(lines) + "\n\n"
 
 

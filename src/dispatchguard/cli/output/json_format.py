@@ -41,6 +41,7 @@ def fix_dict(fix: Any) -> dict[str, Any] | None:
 
 def to_dict(finding: Any, context: Context) -> dict[str, Any]:
     return {
+        "cell": getattr(finding, "cell", None),  # a notebook's cell (rows are in the cell), as ruff
         "code": finding.code,
         "name": context.rules[finding.code].name,
         "message": finding.message,

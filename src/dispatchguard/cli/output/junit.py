@@ -31,7 +31,8 @@ def _testcase(suite: ET.Element, finding: Any) -> None:
     properties = ET.SubElement(case, "properties")
     ET.SubElement(properties, "property", name="severity", value="error")
     failure = ET.SubElement(case, "failure", message=finding.message)
-    failure.text = f"line {finding.line}, col {finding.col}, {finding.message}"
+    cell = "" if finding.cell is None else f"cell {finding.cell}, "
+    failure.text = f"{cell}line {finding.line}, col {finding.col}, {finding.message}"
 
 
 def render(findings: Sequence[Any], context: Context) -> str:

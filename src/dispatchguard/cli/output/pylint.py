@@ -10,4 +10,10 @@ from dispatchguard.cli.output import Context, is_hidden
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
-    return "".join(f"{f.path}:{f.line}: [{f.code}] {f.message}\n" for f in findings if not is_hidden(f, context))
+    return "".join(
+        f"{f.path}:{f.line}: [{f.code}] {f.message}\n"
+        if f.cell is None
+        else f"{f.path}:1: [{f.code}] cell {f.cell}:{f.line}: {f.message}\n"  # a notebook: its first line, as ruff
+        for f in findings
+        if not is_hidden(f, context)
+    )

@@ -15,8 +15,8 @@ from dispatchguard.cli.output import PROJECT_URL, Context, is_hidden
 from dispatchguard.cli.output.source import Sources
 
 
-def _position(sources: Sources, path: str, line: int, col: int) -> dict[str, int]:
-    return {"line": line, "column": sources.byte_column(path, line, col)}
+def _position(sources: Sources, path: str, line: int, col: int, cell: int | None = None) -> dict[str, int]:
+    return {"line": line, "column": sources.byte_column(path, line, col, cell)}
 
 
 def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, Any]:
@@ -26,8 +26,8 @@ def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, An
         "location": {
             "path": "-" if path == "-" else os.path.normpath(os.path.join(context.cwd, path)),
             "range": {
-                "start": _position(sources, path, finding.line, finding.col),
-                "end": _position(sources, path, finding.end_line, finding.end_col),
+                "start": _position(sources, path, finding.line, finding.col, finding.cell),
+                "end": _position(sources, path, finding.end_line, finding.end_col, finding.cell),
             },
         },
         "code": {"value": finding.code, "url": context.rules[finding.code].url},
@@ -36,8 +36,8 @@ def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, An
         item["suggestions"] = [
             {
                 "range": {
-                    "start": _position(sources, path, edit.line, edit.col),
-                    "end": _position(sources, path, edit.end_line, edit.end_col),
+                    "start": _position(sources, path, edit.line, edit.col, finding.cell),
+                    "end": _position(sources, path, edit.end_line, edit.end_col, finding.cell),
                 },
                 "text": edit.content,
             }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import tokenize
+from pathlib import Path
 
 from dispatchguard.cli.output import Context
 
@@ -13,13 +14,26 @@ from dispatchguard.cli.output import Context
 class Sources:
     def __init__(self, context: Context) -> None:
         self.context = context
-        self.cache: dict[str, list[str] | None] = {}
+        self.cache: dict[tuple[str, int | None], list[str] | None] = {}
 
-    def lines(self, path: str) -> list[str] | None:
-        """The file's lines without their endings, or None when it cannot be read or decoded."""
-        if path not in self.cache:
-            self.cache[path] = self.read(path)
-        return self.cache[path]
+    def lines(self, path: str, cell: int | None = None) -> list[str] | None:
+        """The file's lines without their endings (a notebook's: those of its ``cell``), or None
+        when it cannot be read or decoded."""
+        if (path, cell) not in self.cache:
+            self.cache[path, cell] = self.read(path) if cell is None else self.read_cell(path, cell)
+        return self.cache[path, cell]
+
+    def read_cell(self, path: str, cell: int) -> list[str] | None:
+        from dispatchguard.lint.notebook import NotebookError, read_notebook
+
+        try:
+            notebook = read_notebook(Path(self.context.cwd, path))
+        except (OSError, NotebookError):
+            return None
+        for code_cell in notebook.cells:
+            if code_cell.number == cell:
+                return [line.rstrip("\r\n") for line in code_cell.lines]
+        return None
 
     def read(self, path: str) -> list[str] | None:
         if path in self.context.sources:
@@ -32,10 +46,10 @@ class Sources:
         except (OSError, SyntaxError, LookupError, UnicodeDecodeError):
             return None
 
-    def byte_column(self, path: str, line: int, col: int) -> int:
-        """``col`` (1-based, in characters) as a 1-based column in UTF-8 bytes; ``col`` itself when
-        the line is unknown."""
-        lines = self.lines(path)
+    def byte_column(self, path: str, line: int, col: int, cell: int | None = None) -> int:
+        """``col`` (1-based, in characters) as a 1-based column in UTF-8 bytes (in a notebook's
+        ``cell``); ``col`` itself when the line is unknown."""
+        lines = self.lines(path, cell)
         if lines is None or not 0 < line <= len(lines):
             return col
         return len(lines[line - 1][: col - 1].encode("utf-8")) + 1

@@ -1,5 +1,6 @@
-"""``path:line:col: CODE message``, one finding per line, in the core's sorted order (the path in
-bold and the code in bold red when ``context.colour`` is on)."""
+"""``path:line:col: CODE message`` (``path:cell N:line:col: ...`` in a notebook, as ruff), one finding
+per line, in the core's sorted order (the path in bold and the code in bold red when
+``context.colour`` is on)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,15 @@ from dispatchguard.cli.output import Context, is_hidden
 from dispatchguard.cli.output.style import BOLD, CYAN, DIM, RED, paint
 
 
+def position(finding: Any) -> str:
+    """``line:col``, or ``cell N:line:col`` in a notebook (ruff's notebook positions)."""
+    cell = getattr(finding, "cell", None)
+    return f"{'' if cell is None else f'cell {cell}:'}{finding.line}:{finding.col}"
+
+
 def format_finding(finding: Any, colour: bool = False) -> str:
     path = paint(finding.path, BOLD, enabled=colour)
-    where = paint(f"{finding.line}:{finding.col}:", CYAN, enabled=colour)
+    where = paint(f"{position(finding)}:", CYAN, enabled=colour)
     code = paint(finding.code, BOLD, RED, enabled=colour)
     return f"{path}:{where} {code} {finding.message}"
 
