@@ -109,18 +109,43 @@ def test_cancel_before_the_tool_never_runs_it(registry, calls):
     assert repr(token) == "CancelToken(cancelled=True)"
 
 
-def test_cancel_while_the_tool_runs_drops_its_result(registry, calls):
+@pytest.mark.parametrize("tool", ["slow_async", "slow_sync"])
+def test_a_cancel_stops_waiting_for_a_running_tool_at_once(registry, calls, tool):
     token = CancelToken()
 
     async def scenario():
         asyncio.get_running_loop().call_later(0.05, token.cancel)
-        return await execute_tool(call("slow_async", seconds=0.15), registry=registry, cancel=token)
+        started = time.monotonic()
+        text = await execute_tool(call(tool, seconds=3), registry=registry, cancel=token, timeout=12)
+        return text, time.monotonic() - started
 
-    result = json.loads(run(scenario()))
-    assert result["kind"] == "cancelled" and result["completed"] is True
-    assert calls.names() == ["slow_async"]
+    text, waited = run(scenario())
+    result = json.loads(text)
+    assert result["kind"] == "cancelled" and result["completed"] is False, result
+    assert waited < 2.5  # neither the tool's 3 s nor the 12 s timeout: the wait stopped at the cancel
+    assert calls.names() == [tool]
+    if tool == "slow_sync":  # the thread cannot be stopped: it runs on, counted, until it returns
+        assert stranded_threads() == 1
+        deadline = time.monotonic() + 6
+        while stranded_threads() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert stranded_threads() == 0
     token.cancel("again")  # a second cancel keeps the first reason
     assert token.reason == "cancelled"
+
+
+def test_a_cancel_that_arrives_as_the_tool_returns_reports_it_completed():
+    token = CancelToken()
+    reg = ToolRegistry()
+
+    @reg.tool()
+    def side_effect() -> str:
+        """Does its work, then the user cancels."""
+        token.cancel("too late")
+        return "done"
+
+    result = json.loads(run(execute_tool(call("side_effect"), registry=reg, cancel=token)))
+    assert result["kind"] == "cancelled" and result["completed"] is True
 
 
 def test_timeout_must_be_positive(registry):

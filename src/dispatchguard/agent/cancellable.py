@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from dispatchguard.agent.execute import CancelToken
+if TYPE_CHECKING:  # the executor awaits through this module: no import back at run time
+    from dispatchguard.agent.execute import CancelToken
 
 __all__ = ["POLL_SECONDS", "RunCancelled", "until_cancelled"]
 
@@ -35,7 +36,7 @@ async def until_cancelled(awaitable: Awaitable[T], cancel: CancelToken | None, *
     """Return what ``awaitable`` returns, or raise :class:`RunCancelled` as soon as ``cancel`` is set."""
     if cancel is None:
         return await awaitable
-    if cancel.cancelled:
+    if cancel.cancelled and not (asyncio.isfuture(awaitable) and awaitable.done()):  # a result wins
         if asyncio.iscoroutine(awaitable):
             awaitable.close()  # never started: no "never awaited" warning
         raise RunCancelled(cancel.reason)

@@ -37,6 +37,8 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
+
 __all__ = [
     "MAX_STRANDED_THREADS",
     "CancelToken",
@@ -159,7 +161,16 @@ def _timed_out(name: str, timeout: float | None) -> str:
     return _error(f"tool {name!r} timed out after {timeout:g}s", "timeout", name, timeout=timeout)
 
 
-async def _run_sync(action: Any, registry: Any, name: str, timeout: float | None, context: Any) -> str:
+def _abandoned(name: str, cancel: CancelToken) -> str:
+    return _error(
+        f"cancelled while tool {name!r} ran: {cancel.reason}; its result will be dropped",
+        "cancelled", name, completed=False,
+    )
+
+
+async def _run_sync(
+    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None
+) -> str:
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
     while not _reserve_slot():
@@ -179,20 +190,24 @@ async def _run_sync(action: Any, registry: Any, name: str, timeout: float | None
         raise
     remaining = None if deadline is None else max(deadline - loop.time(), 0.0)
     try:
-        return await asyncio.wait_for(asyncio.wrap_future(future), remaining)
+        return await asyncio.wait_for(until_cancelled(asyncio.wrap_future(future), cancel), remaining)
     except asyncio.TimeoutError:
         _strand(future)
         return _timed_out(name, timeout)
-    except asyncio.CancelledError:
+    except (RunCancelled, asyncio.CancelledError):  # stop waiting at once: the thread runs on, stranded
         _strand(future)
         raise
 
 
-async def _run_async(action: Any, registry: Any, name: str, timeout: float | None, context: Any) -> str:
+async def _run_async(
+    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None
+) -> str:
     from dispatchguard.runtime.dispatcher import adispatch_tool
 
     try:
-        return await asyncio.wait_for(adispatch_tool(action, registry=registry, context=context), timeout)
+        return await asyncio.wait_for(
+            until_cancelled(adispatch_tool(action, registry=registry, context=context), cancel), timeout
+        )
     except asyncio.TimeoutError:
         return _timed_out(name, timeout)
 
@@ -222,10 +237,12 @@ async def execute_tool(
     spec = registry.resolve(name)
     if spec is None:  # unknown or malformed: the dispatcher writes the error object
         result = dispatch_tool(action, registry=registry, context=context)
-    elif spec.is_async:
-        result = await _run_async(action, registry, name, timeout, context)
     else:
-        result = await _run_sync(action, registry, name, timeout, context)
+        run = _run_async if spec.is_async else _run_sync
+        try:
+            result = await run(action, registry, name, timeout, context, cancel)
+        except RunCancelled:  # a sync tool's thread runs on (stranded); an async tool was cancelled
+            return _abandoned(name, cancel)  # type: ignore[arg-type]
     if cancel is not None and cancel.cancelled:
         return _error(
             f"cancelled while tool {name!r} ran: {cancel.reason}", "cancelled", name, completed=True

@@ -27,13 +27,13 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Path, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
 from dispatchguard.agent.execute import CancelToken
@@ -58,6 +58,20 @@ REQUEST_ID_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
 DIRECT_SYSTEM_PROMPT = "You are a helpful assistant. Answer the user's message directly."
 DEADLINE_REASON = "the request passed its deadline"
 DISCONNECT_REASON = "the client disconnected"
+#: The longest string a client may send as the value of an injected argument.
+MAX_CONTEXT_VALUE_CHARS = 1024
+#: What a client may send for an injected argument: short text, a number, a bool or null (never a
+#: structure: an injected argument carries an identity or a setting, not data for the tool).
+ContextValue = Annotated[str, StringConstraints(max_length=MAX_CONTEXT_VALUE_CHARS)] | int | float | bool | None
+
+
+def injected_keys(registry: Any) -> frozenset[str]:
+    """The context keys of the registry's injected arguments (the tool-call id aside: the loop
+    makes those)."""
+    keys: set[str] = set()
+    for name in registry:
+        keys.update(p.key for p in registry.spec(name).injected if not p.is_call_id)
+    return frozenset(keys)
 
 
 def encodable(text: str) -> str:
@@ -172,12 +186,19 @@ def create_app(
     system_prompt: str = DIRECT_SYSTEM_PROMPT,
     request_timeout: float | None = None,
     state: RequestState | None = None,
+    client_context_keys: Collection[str] | None = None,
+    tool_context: Callable[[Request], Mapping[str, Any]] | None = None,
 ) -> FastAPI:
     """Build the service. ``registry`` defaults to ``TOOL_REGISTRY``; ``llm`` (any client accepted
     by the loop) defaults to :class:`~dispatchguard.agent.llm.OpenAICompatibleLLM` configured from
     the environment, which raises ``LLMConfigError`` here when it is not configured.
     ``request_timeout`` (seconds, ``None``: none) is each request's deadline: the run is cancelled
-    and answered 504. ``state`` defaults to :func:`request_state_from_environment`."""
+    and answered 504. ``state`` defaults to :func:`request_state_from_environment`.
+
+    Injected tool arguments get their values per request: a client may send ``tool_context`` with
+    the keys in ``client_context_keys`` (default: every injected key of the registry; ``()``
+    refuses them all), and ``tool_context(request)`` (for example the user an authentication
+    middleware found) supplies values that win over the client's. The model never sees them."""
     if request_timeout is not None and request_timeout <= 0:
         raise ValueError(f"request_timeout must be positive seconds or None, got {request_timeout!r}")
     if registry is None:
@@ -189,6 +210,12 @@ def create_app(
 
         llm = OpenAICompatibleLLM()
     requests = request_state_from_environment() if state is None else state
+    allowed_keys = injected_keys(registry) if client_context_keys is None else frozenset(client_context_keys)
+    # the keys as fields (aliases: a key need not be an identifier), so the OpenAPI document lists them
+    fields: dict[str, Any] = {
+        f"key_{i}": (ContextValue, Field(default=None, alias=key)) for i, key in enumerate(sorted(allowed_keys))
+    }
+    ToolContext = create_model("ToolContext", __config__=ConfigDict(extra="forbid"), **fields)
 
     class ChatRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -199,6 +226,15 @@ def create_app(
             default=None, pattern=REQUEST_ID_PATTERN,
             description="Choose it to be able to cancel the request; generated when absent.",
         )
+        tool_context: ToolContext | None = Field(  # type: ignore[valid-type]
+            default=None, description="Values of the tools' injected arguments (never shown to the model).",
+        )
+
+    def values_for(body: Any, request: Request) -> dict[str, Any]:
+        values = {} if body.tool_context is None else body.tool_context.model_dump(by_alias=True, exclude_unset=True)
+        if tool_context is not None:
+            values.update(tool_context(request))
+        return values
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -221,11 +257,11 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    async def answer(body: Any, token: CancelToken) -> tuple[str, list[str], int, str]:
+    async def answer(body: Any, request: Request, token: CancelToken) -> tuple[str, list[str], int, str]:
         if body.mode in AGENT_MODES and allow_tools and len(registry):
             result = await arun_tool_loop(
                 llm, body.message, registry=registry, max_steps=max_steps, cancel=token,
-                tool_timeout=tool_timeout,
+                tool_timeout=tool_timeout, tool_context=values_for(body, request),
             )
             if result.stop_reason == "llm_error":
                 log.warning("chat: the model failed: %s", result.response)
@@ -257,7 +293,7 @@ def create_app(
         deadline = None if request_timeout is None else \
             asyncio.get_running_loop().call_later(request_timeout, token.cancel, DEADLINE_REASON)
         try:
-            response, tools_used, steps, stop_reason = await answer(body, token)
+            response, tools_used, steps, stop_reason = await answer(body, request, token)
         finally:
             watcher.cancel()
             if deadline is not None:
