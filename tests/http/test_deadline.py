@@ -153,3 +153,34 @@ def test_no_socket_operation_starts_after_the_deadline(server):
         assert stream.read(4, timeout=2.0).startswith(b"HTTP")
     finally:
         stream.close()
+
+
+@pytest.mark.parametrize("in_headers", [False, True])
+def test_a_requests_session_ends_a_dripping_response_at_the_total_deadline(drip, tmp_path, in_headers):
+    """requests_session(): urllib3 reads with one timeout per read, too; the socket-level deadline
+    stops a drip in the body or in the headers, retries included."""
+    requests = pytest.importorskip("requests")
+    drip.in_headers = in_headers
+    settings = http.HttpSettings(max_total_time=1.5, read_timeout=1.0, max_attempts=3)
+    session = http.requests_session(settings=settings, cache_path=str(tmp_path / "c"))
+    started = time.monotonic()
+    try:
+        with pytest.raises(requests.exceptions.RequestException):
+            session.get(drip.url)
+    finally:
+        session.close()
+    elapsed = time.monotonic() - started
+    # per read the server is never late (0.3 s < read_timeout): only the total deadline stops it
+    assert 1.5 <= elapsed < 1.5 + 1.0, elapsed
+
+
+def test_a_requests_session_still_reads_ordinary_responses(server, tmp_path):
+    server.expect_request("/close").respond_with_data('{"ok": 1}', headers={"Connection": "close"})
+    server.expect_request("/keep").respond_with_json([1, 2])
+    session = http.requests_session(settings=http.HttpSettings(max_total_time=5.0), cache_path=str(tmp_path / "c"))
+    try:
+        assert session.get(server.url_for("/close")).json() == {"ok": 1}  # the body outlives the connection
+        assert session.get(server.url_for("/keep")).json() == [1, 2]
+        assert session.get(server.url_for("/keep")).json() == [1, 2]
+    finally:
+        session.close()

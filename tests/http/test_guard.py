@@ -192,3 +192,93 @@ def test_a_guarded_call_is_never_answered_by_an_unguarded_cache_entry(server, tm
         await http.aclose_loop_client()
 
     asyncio.run(guarded())
+def test_proxies_from_the_environment_are_not_used(server, monkeypatch):
+    # A proxy would let a guarded request reach what the proxy resolves: the shared clients
+    # connect directly (httpx ignores environment proxies when a transport is given).
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    http.reset_clients()
+    server.expect_request("/x").respond_with_json({"ok": True})
+    url = server.url_for("/x")
+    assert http.get_json(url, cache=False) == {"ok": True}
+    assert http.get_json(url, guard=http.address_guard("127.0.0.1"), cache=False) == {"ok": True}
+
+    async def run():
+        try:
+            return await http.aget_json(url, cache=False)
+        finally:
+            await http.aclose_loop_client()
+
+    assert asyncio.run(run()) == {"ok": True}
+    with pytest.raises(BlockedURL):
+        http.request("GET", url, guard=http.address_guard())
+
+
+# -- requests_session(guard=...) --------------------------------------------------------------------
+
+
+def test_a_guarded_requests_session_checks_every_hop_and_pins_the_address(server, tmp_path):
+    port = server.port
+    server.expect_request("/start").respond_with_data("", status=302, headers={"Location": f"http://127.0.0.1:{port}/end"})
+    server.expect_request("/end").respond_with_json({"secret": 1})
+    server.expect_request("/ok").respond_with_json({"ok": True})
+    session = http.requests_session(guard=http.address_guard("localhost"), cache_path=str(tmp_path / "c"))
+    try:
+        with pytest.raises(BlockedURL, match=r"127\.0\.0\.1 is not a public address"):
+            session.get(f"http://127.0.0.1:{port}/ok")
+        with pytest.raises(BlockedURL) as info:
+            session.get(f"http://localhost:{port}/start")  # allowed by name; its redirect is not
+        assert info.value.url == f"http://127.0.0.1:{port}/end"
+        assert session.get(f"http://localhost:{port}/ok").json() == {"ok": True}
+    finally:
+        session.close()
+    assert [request.path for request, _ in server.log] == ["/start", "/ok"]
+    assert server.log[-1][0].headers["Host"] == f"localhost:{port}"
+    # an unguarded session sharing the cache file gets its own entries, and is not checked
+    plain = http.requests_session(cache_path=str(tmp_path / "c"))
+    try:
+        assert not plain.get(f"http://localhost:{port}/ok").from_cache
+        assert plain.get(f"http://127.0.0.1:{port}/end").json() == {"secret": 1}
+    finally:
+        plain.close()
+
+
+def test_a_guarded_requests_session_pins_https_and_verifies_the_name(tmp_path):
+    import ssl
+
+    import requests
+    import trustme
+    from pytest_httpserver import HTTPServer
+
+    authority = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("localhost").configure_cert(server_context)
+    ca_file = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(ca_file))
+    tls = HTTPServer(host="127.0.0.1", port=0, ssl_context=server_context)
+    tls.start()
+    session = http.requests_session(guard=http.address_guard("127.0.0.1"))
+    try:
+        tls.expect_request("/x").respond_with_json({"tls": True})
+        assert session.get(f"https://localhost:{tls.port}/x", verify=str(ca_file)).json() == {"tls": True}
+        with pytest.raises(requests.exceptions.SSLError):  # the certificate names localhost only
+            session.get(f"https://127.0.0.1:{tls.port}/x", verify=str(ca_file))
+    finally:
+        session.close()
+        tls.clear()
+        tls.stop()
+
+
+def test_a_guarded_requests_session_ignores_proxies_from_the_environment(server, monkeypatch):
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    server.expect_request("/x").respond_with_json([1])
+    session = http.requests_session(guard=http.address_guard("127.0.0.1"))
+    try:
+        assert session.get(server.url_for("/x")).json() == [1]
+    finally:
+        session.close()

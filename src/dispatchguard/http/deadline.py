@@ -25,7 +25,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["DeadlineBackend", "bounded_transport", "deadline_scope"]
+__all__ = ["DeadlineBackend", "bounded", "bounded_transport", "deadline_scope", "time_left"]
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("dispatchguard_http_deadline", default=None)
 
@@ -40,7 +40,15 @@ def deadline_scope(deadline: float) -> Iterator[None]:
         _deadline.reset(token)
 
 
-def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
+def time_left() -> float | None:
+    """Seconds left before the current deadline (negative once passed); None outside a scope."""
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def bounded(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` cut to the time left before the current deadline (none: ``timeout``); raises
+    ``error`` once no time is left."""
     deadline = _deadline.get()
     if deadline is None:
         return timeout
@@ -55,10 +63,10 @@ class DeadlineStream(httpcore.NetworkStream):
         self.stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self.stream.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+        return self.stream.read(max_bytes, bounded(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.stream.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+        self.stream.write(buffer, bounded(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
         self.stream.close()
@@ -66,7 +74,7 @@ class DeadlineStream(httpcore.NetworkStream):
     def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
     ) -> httpcore.NetworkStream:
-        tls = self.stream.start_tls(ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout))
+        tls = self.stream.start_tls(ssl_context, server_hostname, bounded(timeout, httpcore.ConnectTimeout))
         return DeadlineStream(tls)
 
     def get_extra_info(self, info: str) -> Any:
@@ -88,7 +96,7 @@ class DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        timeout = _bounded(timeout, httpcore.ConnectTimeout)
+        timeout = bounded(timeout, httpcore.ConnectTimeout)
         return DeadlineStream(self.backend.connect_tcp(host, port, timeout, local_address, socket_options))
 
 

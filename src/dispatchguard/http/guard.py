@@ -155,6 +155,13 @@ def _resolve(host: str, port: int) -> list[str]:
     return list(seen)
 
 
+def resolve_host(host: str, port: int) -> list[str]:
+    """The addresses to check for ``host``: itself when it is an address, else what the system
+    resolver answers (``httpx.ConnectError`` when it cannot)."""
+    literal = _literal(host)
+    return [literal] if literal else _resolve(host, port)
+
+
 def _default_port(url: httpx.URL) -> int:
     return url.port or (443 if url.scheme == "https" else 80)
 
@@ -197,9 +204,7 @@ class GuardedTransport(httpx.BaseTransport):
         _cap_timeouts(request)
         guard = request.extensions.get(GUARD_EXTENSION)
         if isinstance(guard, AddressGuard):
-            host = request.url.host
-            literal = _literal(host)
-            addresses = [literal] if literal else _resolve(host, _default_port(request.url))
+            addresses = resolve_host(request.url.host, _default_port(request.url))
             request = _pinned(request, guard.pick(request.url, addresses))
         return self.inner.handle_request(request)
 
@@ -217,12 +222,7 @@ class AsyncGuardedTransport(httpx.AsyncBaseTransport):
         _cap_timeouts(request)
         guard = request.extensions.get(GUARD_EXTENSION)
         if isinstance(guard, AddressGuard):
-            host = request.url.host
-            literal = _literal(host)
-            if literal:
-                addresses = [literal]
-            else:
-                addresses = await anyio.to_thread.run_sync(_resolve, host, _default_port(request.url))
+            addresses = await anyio.to_thread.run_sync(resolve_host, request.url.host, _default_port(request.url))
             request = _pinned(request, guard.pick(request.url, addresses))
         return await self.inner.handle_async_request(request)
 
