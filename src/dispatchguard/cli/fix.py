@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes and write nothing")
     parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="run the changed files' tools before and after (dispatchguard verify); take back a file whose fix"
+        " made a tool worse",
+    )
+    parser.add_argument(
         "--select",
         type=code_list,
         metavar="CODES",
@@ -67,14 +73,23 @@ def _run(args: argparse.Namespace) -> int:
 
     from dispatchguard.fix import apply_fixes
 
-    report = apply_fixes(
-        args.paths,
-        config,
-        unsafe=args.unsafe_fixes,
-        diff=args.diff,
-        jobs=args.jobs or None,
-        use_cache=not args.no_cache,
-    )
+    def apply() -> Any:
+        return apply_fixes(
+            args.paths,
+            config,
+            unsafe=args.unsafe_fixes,
+            diff=args.diff,
+            jobs=args.jobs or None,
+            use_cache=not args.no_cache,
+        )
+
+    if args.verify and not args.diff:
+        from dispatchguard.verify.fixing import verify_fixes
+        from dispatchguard.verify.runner import VerifyOptions
+
+        report = verify_fixes(apply, args.paths, config, VerifyOptions.from_settings(config.verify))
+    else:
+        report = apply()
     out = sys.stdout
     if args.diff:
         out.write(report.diff)

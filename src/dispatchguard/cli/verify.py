@@ -41,14 +41,7 @@ def _run(args: argparse.Namespace) -> int:
 
     config = effective_config(args)
     settings = config.verify
-    options = VerifyOptions(
-        cases=args.cases if args.cases is not None else settings.cases,
-        timeout=args.timeout if args.timeout is not None else settings.timeout,
-        output_cap=settings.output_cap,
-        examples={label: list(cases) for label, cases in settings.examples},
-        pass_env=settings.pass_env,
-        loopback=settings.loopback,
-    )
+    options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout)
     if options.cases < 1 or options.timeout <= 0:
         raise UsageError("--cases must be at least 1 and --timeout positive")
     found = discover(args.paths, config)

@@ -38,6 +38,19 @@ class VerifyOptions:
     pass_env: tuple[str, ...] = ()
     loopback: bool = False
 
+    @classmethod
+    def from_settings(cls, settings: Any, *, cases: int | None = None, timeout: float | None = None) -> VerifyOptions:
+        """The options of ``[tool.dispatchguard.verify]`` (``LintConfig.verify``), with the command
+        line's ``cases`` and ``timeout`` over them."""
+        return cls(
+            cases=cases if cases is not None else settings.cases,
+            timeout=timeout if timeout is not None else settings.timeout,
+            output_cap=settings.output_cap,
+            examples={label: list(examples) for label, examples in settings.examples},
+            pass_env=settings.pass_env,
+            loopback=settings.loopback,
+        )
+
 
 @dataclass(frozen=True)
 class ToolReport:

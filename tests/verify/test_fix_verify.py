@@ -1,0 +1,115 @@
+"""`fix --verify`: the tools of the files a fix changed run before and after (real workers); a
+file whose fix made a tool worse is taken back, and the report says which tool and why."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.fix.report import AppliedFix, FixReport
+from dispatchguard.lint import load_config
+from dispatchguard.verify.fixing import verify_fixes
+from dispatchguard.verify.runner import VerifyOptions
+
+REPORT_TOOL = '''
+import datetime
+import json
+
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel
+
+
+class Report(BaseModel):
+    title: str
+    created: datetime.datetime
+
+
+class ReportTool(BaseTool):
+    name: str = "report"
+    description: str = "A report, with the time it was made."
+
+    def _run(self, title: str) -> dict:
+        report = Report(title=title, created=datetime.datetime(2024, 1, 1))
+        return report.model_dump()
+'''
+
+ECHO_TOOL = '''
+from langchain_core.tools import BaseTool
+
+
+class EchoTool(BaseTool):
+    name: str = "echo"
+    description: str = "The query, as a dict."
+
+    def _run(self, q: str) -> dict:
+        return {"q": q}
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "app" / "tools").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.dispatchguard.verify]\ncases = 3\ntimeout = 5\n", encoding="utf-8")
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools" / "report.py").write_text(REPORT_TOOL, encoding="utf-8")
+    (root / "app" / "tools" / "echo.py").write_text(ECHO_TOOL, encoding="utf-8")
+    return root
+
+
+def test_a_fix_that_makes_a_tool_raise_is_taken_back(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fix of issue 19's story: `json.dumps(report.model_dump())` raises on the datetime, so the
+    tool that answered a dict now answers nothing; the echo tool's fix is kept."""
+    monkeypatch.chdir(project)
+    report_file = project / "app" / "tools" / "report.py"
+    echo_file = project / "app" / "tools" / "echo.py"
+    original = report_file.read_bytes()
+
+    def apply() -> FixReport:  # the naive wraps a fixer without issue 21's care would write
+        wrapped = REPORT_TOOL.replace("return report.model_dump()", "return json.dumps(report.model_dump())")
+        report_file.write_text(wrapped)
+        echo_file.write_text(ECHO_TOOL.replace('return {"q": q}', 'return json.dumps({"q": q})').replace(
+            "from langchain_core", "import json\nfrom langchain_core"))
+        return FixReport(
+            applied=[AppliedFix("app/tools/report.py", 19, 16, "DG103", "wrap", False),
+                     AppliedFix("app/tools/echo.py", 10, 16, "DG103", "wrap", False)],
+            changed_files=["app/tools/report.py", "app/tools/echo.py"],
+        )  # fmt: skip
+
+    config = load_config([project])
+    result = verify_fixes(apply, ["."], config, VerifyOptions.from_settings(config.verify))
+    assert report_file.read_bytes() == original  # taken back
+    assert "json.dumps" in echo_file.read_text()  # kept: the echo tool keeps the contract now
+    assert [fix.path for fix in result.applied] == ["app/tools/echo.py"]
+    assert result.changed_files == ["app/tools/echo.py"]
+    (skipped,) = result.skipped
+    assert skipped.path == "app/tools/report.py" and skipped.kind == "dropped"
+    assert "tool `app.tools.report.ReportTool` worse: it answered a value before; now violation: raised" in (
+        skipped.reason
+    ), skipped.reason
+    assert [(f.path, f.code) for f in result.remaining] == [("app/tools/report.py", "DG103")]
+
+
+def test_the_command_keeps_fixes_that_verify(project: Path) -> None:
+    """With issue 21's wraps (`model_dump_json()` on a proven model, `default=str`) both tools keep the contract
+    after the fix: nothing is taken back."""
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "fix", "--unsafe-fixes", "--verify", "--no-cache", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr  # files changed
+    assert "taken back" not in done.stdout + done.stderr
+    assert "return report.model_dump_json()" in (project / "app" / "tools" / "report.py").read_text()
+    check = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "."],
+        cwd=project, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "2 tools found: 2 verified" in check.stderr
