@@ -113,3 +113,34 @@ def test_the_command_keeps_fixes_that_verify(project: Path) -> None:
     )  # fmt: skip
     assert check.returncode == 0, check.stdout + check.stderr
     assert "2 tools found: 2 verified" in check.stderr
+
+
+def test_sarif_and_github_outputs_name_the_tools_at_their_definition(project: Path) -> None:
+    import json
+
+    import jsonschema
+
+    def verify(fmt: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dispatchguard", "verify", "--output-format", fmt, "."],
+            cwd=project, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    sarif = verify("sarif")
+    assert sarif.returncode == 1, sarif.stderr
+    log = json.loads(sarif.stdout)
+    schema = Path(__file__).parents[1] / "cli" / "data" / "sarif-2.1.0-subset.schema.json"
+    jsonschema.validate(log, json.loads(schema.read_text(encoding="utf-8")))
+    results = sorted(
+        (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"], r["message"]["text"])
+        for r in log["runs"][0]["results"]
+    )
+    results = [(uri, code, text.split(":")[1].strip()) for uri, code, text in results]
+    assert results == [
+        ("app/tools/echo.py", "DG103", "tool `app.tools.echo.EchoTool` violation"),
+        ("app/tools/report.py", "DG103", "tool `app.tools.report.ReportTool` violation"),
+    ]
+    github = verify("github")
+    lines = github.stdout.splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith("::error title=dispatchguard (DG103),file=app/tools/") for line in lines)

@@ -27,7 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE")
     parser.add_argument("--cases", type=int, metavar="N", help="calls per tool (default: 10)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="seconds per call (default: 5)")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text", help="text or json")
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "sarif", "github"),
+        default="text",
+        help="text, json, sarif (code scanning) or github (annotations): the tools that broke the contract",
+    )
     parser.add_argument("-j", "--jobs", type=job_count, default=1, metavar="N", help="tools verified at a time")
 
 
@@ -49,6 +54,8 @@ def _run(args: argparse.Namespace) -> int:
     reports = verify_tools(targets, options, jobs=args.jobs)
     if args.output_format == "json":
         sys.stdout.write(json.dumps([_as_json(r) for r in reports], indent=2, default=repr) + "\n")
+    elif args.output_format in ("sarif", "github"):
+        sys.stdout.write(_as_findings_format(args.output_format, [r for r in reports if r.failed]))
     else:
         for report in reports:
             if report.status != "verified":
@@ -61,6 +68,29 @@ def _run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1 if failed else 0
+
+
+def _as_findings_format(name: str, failed: list[Any]) -> str:
+    """The failed tools as findings of their static rule (DG103/DG104) at their definition, in
+    the check command's SARIF or GitHub format."""
+    import os
+
+    from dispatchguard import __version__
+    from dispatchguard.cli.output import Context, github, sarif
+    from dispatchguard.lint import RULES, Finding
+
+    findings = [
+        Finding(r.target.path, r.target.line, 1, r.target.rule, _message(r), r.target.line, 1) for r in failed
+    ]
+    context = Context(rules=RULES, cwd=os.getcwd(), version=__version__)
+    return (sarif if name == "sarif" else github).render(findings, context)
+
+
+def _message(report: Any) -> str:
+    text = f"verify: tool `{report.target.label}` {report.status}: {report.detail}"
+    if report.arguments is not None:
+        text += f" (arguments: {json.dumps(report.arguments, ensure_ascii=False, default=repr)})"
+    return text
 
 
 def _as_text(report: Any) -> str:
