@@ -147,67 +147,81 @@ def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tup
     """The validator proper: ``(spec, args)`` when valid, else a failed :class:`ValidationResult`."""
     name: Any = None
     try:
-        tp = type(payload)
-        sized = False  # True when the size is already bounded (JSON text within the limit)
-        if tp is dict and len(payload) == 2 and type(name := payload.get("name")) is str and \
+        if type(payload) is dict and len(payload) == 2 and type(name := payload.get("name")) is str and \
                 type(args := payload.get("args")) is dict:
-            pass  # the usual shape; anything unusual goes through check_action_shape
+            sized = False  # the usual shape; anything unusual goes through _action_parts
+        elif type(payload) is ToolAction:
+            name, args, sized = payload.name, payload.args, False
+        elif type(payload) is str:  # a model's reply
+            name, args = check_action_shape(decode_action(payload, limit), check_values=False)
+            sized = True
         else:
-            if tp is str or tp is bytes or tp is bytearray:
-                payload = decode_action(payload, limit)
-                tp = type(payload)
-                sized = True
-            if tp is dict:
-                name, args = check_action_shape(payload, check_values=False)
-            elif isinstance(payload, ToolAction):
-                name, args = payload.name, payload.args
-            elif isinstance(payload, Clarification):
-                name, args = CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}
-            elif isinstance(payload, (str, bytes, bytearray)):  # subclasses of the text types
-                text = bytes(payload) if isinstance(payload, (bytes, bytearray)) else str.__str__(payload)
-                name, args = check_action_shape(decode_action(text, limit), check_values=False)
-                sized = True
-            else:
-                name, args = check_action_shape(payload, check_values=False)
+            name, args, sized = _action_parts(payload, limit)
         spec = reg._specs.get(name) or reg.resolve(name)
         if spec is None:
-            if name == CLARIFICATION_NAME:
-                q = args.get(CLARIFICATION_ARG)
-                question = q if isinstance(q, str) else (safe_text(q) if q is not None else "")
-                return _fail("clarification", f"the model asks for clarification: {question}",
-                             CLARIFICATION_NAME, question)
-            known = ", ".join(repr(n) for n in list(reg._specs)[:30]) or "none registered"
-            shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "..."
-            return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
+            return _not_a_tool(name, args, reg)
         name = spec.name  # an export name resolves to the registered name
         out = spec.validate(args, reject)
-        if sized:
+        if sized or not _args_too_large(out, spec, limit):
             return spec, out
-        if spec.long_args:
-            too_large = _too_large(out, spec, limit)
-        else:  # integers only: long past 64 bits
-            too_large = False
-            for arg in spec.int_args:
-                v = out.get(arg)
-                if type(v) is int and not -_BIG < v < _BIG:
-                    too_large = _too_large(out, spec, limit)
-                    break
-        if too_large:
-            return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
-                         spec.name)
-        return spec, out
-    except ArgsError as exc:
-        return _fail("invalid_args", exc.message, name)
-    except RecursionError:
-        return _fail("invalid_args", "argument values are nested too deeply", name if isinstance(name, str) else None)
-    except ToolActionError as exc:
-        return _fail(exc.kind, exc.message, name if isinstance(name, str) else None)
-    except (KeyboardInterrupt, SystemExit):
-        raise
+        return _fail("payload_too_large", f"tool {spec.name!r}: args are larger than the limit of {limit} bytes",
+                     spec.name)
     except Exception as exc:
-        log.debug("validate_tool_call: unexpected error", exc_info=True)
-        return _fail("invalid_action", f"malformed tool call: {type(exc).__name__}: {safe_text(exc)}",
-                     name if isinstance(name, str) else None)
+        return _failure(exc, name)
+
+
+def _action_parts(payload: Any, limit: int) -> tuple[Any, Any, bool]:
+    """A call's name and args, and whether its size is bounded already (JSON text within the limit)."""
+    if isinstance(payload, (str, bytes, bytearray)):
+        # subclasses of the text types are read as the plain text they hold
+        text = bytes(payload) if isinstance(payload, (bytes, bytearray)) else str.__str__(payload)
+        name, args = check_action_shape(decode_action(text, limit), check_values=False)
+        return name, args, True
+    if isinstance(payload, ToolAction):  # a subclass
+        return payload.name, payload.args, False
+    if isinstance(payload, Clarification):
+        return CLARIFICATION_NAME, {CLARIFICATION_ARG: payload.question}, False
+    name, args = check_action_shape(payload, check_values=False)
+    return name, args, False
+
+
+def _not_a_tool(name: str, args: dict, reg: ToolRegistry) -> ValidationResult:
+    """The failure for a name no tool has: a clarification request, or an unknown tool."""
+    if name == CLARIFICATION_NAME:
+        q = args.get(CLARIFICATION_ARG)
+        question = q if isinstance(q, str) else (safe_text(q) if q is not None else "")
+        return _fail("clarification", f"the model asks for clarification: {question}", CLARIFICATION_NAME, question)
+    known = ", ".join(repr(n) for n in list(reg._specs)[:30]) or "none registered"
+    shown = name if len(name) <= MAX_NAME_LENGTH else name[:MAX_NAME_LENGTH] + "..."
+    return _fail("unknown_tool", f"unknown tool {display_name(name)!r}; available tools: {known}", shown)
+
+
+def _args_too_large(out: dict, spec: ToolSpec, limit: int) -> bool:
+    if spec.long_args:
+        return _too_large(out, spec, limit)
+    for arg in spec.int_args:  # integers only: long past 64 bits
+        v = out.get(arg)
+        if type(v) is int and not -_BIG < v < _BIG:
+            return _too_large(out, spec, limit)
+    return False
+
+
+# What a failed check says, by the exception's type; anything else is a malformed call.
+_FAILURES: tuple[tuple[type[Exception], Any], ...] = (
+    (ArgsError, lambda exc: ("invalid_args", exc.message)),
+    (RecursionError, lambda exc: ("invalid_args", "argument values are nested too deeply")),
+    (ToolActionError, lambda exc: (exc.kind, exc.message)),
+)
+
+
+def _failure(exc: Exception, name: Any) -> ValidationResult:
+    tool = name if isinstance(name, str) else None
+    for types, describe in _FAILURES:
+        if isinstance(exc, types):
+            kind, message = describe(exc)
+            return _fail(kind, message, tool)
+    log.debug("validate_tool_call: unexpected error", exc_info=True)
+    return _fail("invalid_action", f"malformed tool call: {type(exc).__name__}: {safe_text(exc)}", tool)
 
 
 def sanitize_args(args: Mapping[str, Any] | None) -> dict[str, Any]:
