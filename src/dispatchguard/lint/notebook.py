@@ -234,26 +234,38 @@ def _python_lines(cell: Cell) -> list[str]:
     lines = cell.lines
     if not lines:
         return []
-    first = lines[0].lstrip()
-    if first.startswith("%%"):
-        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        if name not in TRANSPARENT_CELL_MAGICS:
-            cell.python = False
-            cell.blanked.update(range(len(lines)))
-            return [line[len(line.rstrip("\r\n")) :] for line in lines]
-        cell.blanked.add(0)
+    if lines[0].lstrip().startswith("%%") and not _cell_magic_keeps_body(cell):
+        return [line[len(line.rstrip("\r\n")) :] for line in lines]
     candidates = [i for i, line in enumerate(lines) if i not in cell.blanked and _MAGIC.match(line)]
     if not candidates and not cell.blanked:
         return list(lines)
-    if not candidates or (not cell.blanked and _parses("".join(lines))):
-        # a magic-looking line in a cell that parses is Python (a string's text, a comparison)
-        return [_blank(line) if i in cell.blanked else line for i, line in enumerate(lines)]
+    # a magic-looking line in a cell that parses is Python (a string's text, a comparison)
+    if candidates and (cell.blanked or not _parses("".join(lines))):
+        _blank_magics(cell, candidates)
+    return [_blank(line) if i in cell.blanked else line for i, line in enumerate(lines)]
+
+
+def _cell_magic_keeps_body(cell: Cell) -> bool:
+    """A ``%%magic`` cell: its first line is blanked; the body stays Python for the magics that run
+    it as Python (``%%time``), else the whole cell is blanked and is not Python."""
+    rest = cell.lines[0].lstrip()[2:]
+    name = rest.split(None, 1)[0] if rest.strip() else ""
+    if name in TRANSPARENT_CELL_MAGICS:
+        cell.blanked.add(0)
+        return True
+    cell.python = False
+    cell.blanked.update(range(len(cell.lines)))
+    return False
+
+
+def _blank_magics(cell: Cell, candidates: list[int]) -> None:
+    """Blank the magic lines, with the lines a trailing backslash continues them on."""
+    lines = cell.lines
     for i in candidates:
         cell.blanked.add(i)
-        while lines[i].rstrip("\r\n").endswith("\\") and i + 1 < len(lines):  # continued on the next line
+        while lines[i].rstrip("\r\n").endswith("\\") and i + 1 < len(lines):
             i += 1
             cell.blanked.add(i)
-    return [_blank(line) if i in cell.blanked else line for i, line in enumerate(lines)]
 
 
 def _parses(text: str) -> bool:
