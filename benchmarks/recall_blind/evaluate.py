@@ -44,8 +44,9 @@ def findings(tree: Path) -> tuple[set[tuple[str, int, str]], float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", metavar="OUT", help="write the figures as JSON")
+    parser.add_argument("--set", type=Path, default=HERE, help="the folder of the labels.toml (default: this one)")
     args = parser.parse_args(argv)
-    labels = tomllib.loads((HERE / "labels.toml").read_text(encoding="utf-8"))
+    labels = tomllib.loads((args.set / "labels.toml").read_text(encoding="utf-8"))
     counts = {rule: {"tp": 0, "fp": 0, "fn": 0, "tn": 0} for rule in RULES}
     misses, alarms, unlabelled = [], [], []
     for tree in labels["tree"]:

@@ -36,8 +36,12 @@ def write(source: str, target: Path) -> None:
             tar.extractall(target, filter="data")
 
 
-def main() -> int:
-    labels = tomllib.loads((HERE / "labels.toml").read_text(encoding="utf-8"))
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, default=HERE, help="the folder of the labels.toml (default: this one)")
+    labels = tomllib.loads((parser.parse_args(argv).set / "labels.toml").read_text(encoding="utf-8"))
     for tree in labels["tree"]:
         target = TREES / tree["dir"]
         if not target.exists():
