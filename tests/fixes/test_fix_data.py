@@ -72,3 +72,18 @@ def test_findings_without_a_fix_keep_none(tmp_path: Path, monkeypatch):
     findings = check_paths(["."], config, use_cache=False).active
     assert [f.code for f in findings] == ["DG101"]
     assert [f.fix for f in with_fixes(findings, config)] == [None]
+
+
+def test_a_named_file_the_configuration_excludes_still_gets_its_fixes(tmp_path: Path, monkeypatch):
+    """`check --output-format json gen/tools.py` checks an excluded file named on the command line;
+    planning its fixes raised KeyError (an internal error, exit 2) when the file was not among the
+    project's files."""
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\nextend-exclude = ["gen"]\n')
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "tools.py").write_text(TOOLS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    config = load_config(["gen/tools.py"])
+
+    findings = with_fixes(check_paths(["gen/tools.py"], config, use_cache=False).active, config)
+    (wrap,) = [f for f in findings if f.code == "DG103"]
+    assert wrap.fix is not None and wrap.fix.applicability == "unsafe"

@@ -54,7 +54,10 @@ def with_fixes(findings: Sequence[Any], config: Any) -> list[Any]:
         return list(findings)
     from dispatchguard.lint.engine import project_files
 
-    facts = ToolFacts(config, project_files([str(config.root)], config)[0])
+    # the findings' files too: a file named explicitly is checked even when excluded (or outside
+    # the root), and its fixes are planned with it among the project's files
+    paths = [str(config.root), *sorted({f.path for f in fixable})]
+    facts = ToolFacts(config, project_files(paths, config)[0])
     settings = IsortSettings.from_pyproject(Path(config.root))
     by_file: dict[str, list[Any]] = defaultdict(list)
     for finding in fixable:
