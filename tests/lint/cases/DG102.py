@@ -105,6 +105,12 @@ def to_langchain(server_tools, session):
 def convert(mcp_tool):
     return StructuredTool(name=mcp_tool.name, description="", func=print)
 
+def build_search_tools():
+    try:
+        return [SerperDevTool()]
+    except ImportError:
+        return []
+
 # case: invalid a tool with a literal name built in agent code is still reported
 from crewai_tools import SerperDevTool
 from langchain_core.tools import StructuredTool

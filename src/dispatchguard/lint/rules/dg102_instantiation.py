@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from dispatchguard.lint.inference.flow import from_caller_or_loop
@@ -22,13 +23,18 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test or file.is_tool_module
 
 
+#: Functions whose name says they build the tools: ``get_tools``, ``build_search_tools``, ``load_tools``.
+_FACTORY_NAME = re.compile(r"(?:get|build|make|create|load|init|setup)_(?:\w+_)?tools\Z")
+
+
 def _factory(ctx: Context, node: ast.Call) -> bool:
-    """A toolkit's ``get_tools()``, or an adapter that turns another protocol's tool into one
+    """A function whose job is to build the tools (a toolkit's ``get_tools()``,
+    ``build_search_tools()``), or an adapter that turns another protocol's tool into one
     (``StructuredTool(name=tool.name, ...)``: the name comes from a parameter or loop variable)."""
     fn = ctx.function
     if fn is None:
         return False
-    if fn.class_name is not None and getattr(fn.node, "name", None) == "get_tools":
+    if _FACTORY_NAME.match(getattr(fn.node, "name", "")):
         return True
     name = next((k.value for k in node.keywords if k.arg == "name"), None)
     while isinstance(name, (ast.Attribute, ast.Subscript)):
