@@ -144,3 +144,59 @@ def test_sarif_and_github_outputs_name_the_tools_at_their_definition(project: Pa
     lines = github.stdout.splitlines()
     assert len(lines) == 2
     assert all(line.startswith("::error title=dispatchguard (DG103),file=app/tools/") for line in lines)
+
+
+REGISTRY_TOOLS = '''
+import json
+
+from langchain_core.tools import BaseTool
+
+
+class Calc(BaseTool):
+    name: str = "calc"
+    description: str = "Rounds a number to the registry's precision."
+    precision: int
+
+    def _run(self, x: float) -> str:
+        return json.dumps(round(x, self.precision))
+
+
+class Keyed(BaseTool):
+    name: str = "keyed"
+    description: str = "Needs its key to be built; answers a dict."
+    key: str
+
+    def _run(self, q: str) -> dict:
+        return {"q": q}
+
+
+def make_keyed() -> Keyed:
+    return Keyed(key="from-the-factory")
+
+
+TOOLS = {"calc": Calc(precision=2)}
+'''
+
+
+def test_registry_entries_and_configured_factories_are_built_as_the_project_builds_them(tmp_path: Path) -> None:
+    import json
+
+    root = tmp_path / "reg"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools.py").write_text(REGISTRY_TOOLS, encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        "[tool.dispatchguard.verify]\ncases = 3\n"
+        '[tool.dispatchguard.verify.factories]\n"app.tools.Keyed" = "app.tools:make_keyed"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "."],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    reports = {r["tool"]: r for r in json.loads(done.stdout)}
+    assert reports["app.tools.Calc"]["status"] == "not_built"  # it needs its precision
+    assert reports["app.tools.TOOLS['calc']"]["status"] == "verified"  # the registry's instance has it
+    assert reports["app.tools.TOOLS['calc']"]["code"] == "DG103"
+    keyed = reports["app.tools.Keyed"]
+    assert keyed["status"] == "violation" and "returned dict" in keyed["detail"], keyed  # built by the factory

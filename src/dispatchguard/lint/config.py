@@ -112,7 +112,8 @@ class CoverageConfig:
 @dataclasses.dataclass(frozen=True)
 class VerifyConfig:
     """``[tool.dispatchguard.verify]``: how ``dispatchguard verify`` runs the project's tools
-    (``examples``: tool label -> argument tables tried first; ``exclude``: globs of tool labels)."""
+    (``examples``: tool label -> argument tables tried first; ``exclude``: globs of tool labels;
+    ``factories``: tool label -> ``module:function`` that builds the tool, called with no arguments)."""
 
     cases: int = 10
     timeout: float = 5.0
@@ -121,6 +122,7 @@ class VerifyConfig:
     loopback: bool = False
     exclude: tuple[str, ...] = ()
     examples: tuple[tuple[str, tuple[dict, ...]], ...] = ()
+    factories: tuple[tuple[str, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -518,6 +520,15 @@ def _examples(item: object, at: str) -> tuple[tuple[str, tuple[dict, ...]], ...]
     return tuple((label, tuple(cases)) for label, cases in item.items())
 
 
+def _factories(item: object, at: str) -> tuple[tuple[str, str], ...]:
+    """``{"module.Tool" = "module:function"}``: how to build a tool that needs arguments."""
+    if not isinstance(item, dict) or not all(
+        isinstance(v, str) and re.fullmatch(r"[\w.]+:[\w.]+", v) for v in item.values()
+    ):
+        raise ConfigError(f"{at}: expected a table of tool labels to 'module:function' strings, got {item!r}")
+    return tuple(item.items())
+
+
 _COVERAGE_READERS: dict[str, Callable[[object, str], object]] = {
     "fail-under": _percent,
     "include": lambda item, at: _str_list(item, at),
@@ -533,6 +544,7 @@ _VERIFY_READERS: dict[str, Callable[[object, str], object]] = {
     "loopback": lambda item, at: _bool(item, at),
     "exclude": lambda item, at: _str_list(item, at),
     "examples": _examples,
+    "factories": _factories,
 }
 #: The keys of ``[tool.dispatchguard.coverage]`` (``--show-settings`` lists them).
 COVERAGE_KEYS = frozenset(_COVERAGE_READERS)

@@ -1,7 +1,10 @@
 """Which tools a project has, found through the checker's project index (no second walker):
 tool classes (subclasses of a tool base, through any chain of classes), tool functions (decorated
-with a tool decorator), and tools built at module level (``StructuredTool.from_function(...)``,
-``search = SearchTool()``) whose class is not a tool class of the project itself."""
+with a tool decorator), tools built at module level (``StructuredTool.from_function(...)``,
+``search = SearchTool()``) whose class is not a tool class of the project itself, and the tools a
+module-level registry holds under a literal key (``TOOLS = {"calc": Calc(precision=2)}``,
+``TOOLS["calc"] = ...``, ``REG.register("calc", ...)``: the instance the project built, with its
+arguments), read from the index's registered keys."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from dispatchguard.lint.engine import project_files
 from dispatchguard.lint.kinds import CLASS, TOOL
 from dispatchguard.lint.parsing import quiet_parsing
 from dispatchguard.lint.project import Project
+from dispatchguard.lint.resolve import ModuleInfo
 
 
 @dataclass(frozen=True)
@@ -26,20 +30,23 @@ class ToolTarget:
 
     module: str
     name: str
-    kind: Literal["class", "object"]  #: a tool class to build, or a tool object bound at module level
+    #: a tool class to build, a tool object bound at module level, or a registry's entry
+    kind: Literal["class", "object", "entry"]
     import_root: str
     path: str  #: shown as the checker shows paths
     line: int
+    key: str | None = None  #: an entry's key in the registry ``name``
 
     @property
     def rule(self) -> str:
         """The rule that judges the same contract by reading: DG103 for tool classes' run methods,
         DG104 for tool functions."""
-        return "DG103" if self.kind == "class" else "DG104"
+        return "DG104" if self.kind == "object" else "DG103"
 
     @property
     def label(self) -> str:
-        return f"{self.module}.{self.name}"
+        """``module.Name``, or ``module.REGISTRY[key]`` for a registry's entry."""
+        return f"{self.module}.{self.name}" + (f"[{self.key!r}]" if self.key is not None else "")
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> list[ToolTarget]:
@@ -56,13 +63,27 @@ def discover(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> lis
             file = project.files[key]
             lines = _definition_lines(file.path)
             tool_classes = _tool_classes(project, info.name, info.defs)
+            root = _import_root(file.path, info.name, key.endswith("__init__.py"))
+            path = display_path(file.path, cwd)
             for name, descs in info.defs.items():
                 kind = _target_kind(project, info.name, name, descs, tool_classes)
                 if kind is not None and name in lines:
-                    root = _import_root(file.path, info.name, key.endswith("__init__.py"))
-                    path = display_path(file.path, cwd)
                     found.append(ToolTarget(info.name, name, kind, root, path, lines[name]))
-    return sorted(found, key=lambda t: (t.path, t.line))
+            summary = project.known.get(key, (None, None))[0] or {}
+            for registry, entries in summary.get("keys", {}).items():
+                for entry, desc in entries:
+                    if _built_tool(project, info, desc) and registry in lines:
+                        found.append(ToolTarget(info.name, registry, "entry", root, path, lines[registry], entry))
+    return sorted(found, key=lambda t: (t.path, t.line, t.key or ""))
+
+
+def _built_tool(project: Project, info: ModuleInfo, desc: list) -> bool:
+    """A registry entry that is a tool class built right there (``Calc(precision=2)``): the
+    instance the project uses (a name refers to a tool verified as itself)."""
+    if not desc or desc[0] != "call":
+        return False
+    qual = project.resolver.local_qual(info, desc[1])
+    return qual is not None and project.resolver.kind(qual) == CLASS
 
 
 def _tool_classes(project: Project, module: str, defs: dict[str, list]) -> set[str]:

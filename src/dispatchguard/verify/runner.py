@@ -29,7 +29,8 @@ STARTUP_SECONDS = 30.0
 class VerifyOptions:
     """How hard to try: ``cases`` calls per tool, ``timeout`` seconds per call, ``output_cap``
     bytes printed per call; ``examples`` (tool label -> argument dicts) are tried first;
-    ``pass_env`` names variables a worker may see; ``loopback`` allows connections to it."""
+    ``pass_env`` names variables a worker may see; ``loopback`` allows connections to it;
+    ``factories`` (tool label -> ``module:function``) build the tools that need arguments."""
 
     cases: int = 10
     timeout: float = 5.0
@@ -37,6 +38,7 @@ class VerifyOptions:
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pass_env: tuple[str, ...] = ()
     loopback: bool = False
+    factories: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Any, *, cases: int | None = None, timeout: float | None = None) -> VerifyOptions:
@@ -49,6 +51,7 @@ class VerifyOptions:
             examples={label: list(examples) for label, examples in settings.examples},
             pass_env=settings.pass_env,
             loopback=settings.loopback,
+            factories=dict(settings.factories),
         )
 
 
@@ -96,6 +99,8 @@ def verify_tool(target: ToolTarget, options: VerifyOptions) -> ToolReport:
             "module": target.module,
             "name": target.name,
             "kind": target.kind,
+            "key": target.key,
+            "factory": options.factories.get(target.label),
             "import_root": target.import_root,
             "cases": options.cases,
             "timeout": options.timeout,

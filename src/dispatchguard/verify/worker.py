@@ -101,11 +101,24 @@ class OutputCounter:
 
 
 def build(job: dict[str, Any]) -> Any:
-    """The tool object: the module's class built with no arguments, or the object bound there."""
+    """The tool object: what the configured factory (``module:function``) returns, the module's
+    class built with no arguments, the object bound there, or a registry's entry."""
     sys.path[:0] = [job["import_root"]]
+    factory = job.get("factory")
+    if factory:
+        module_name, _, function = factory.partition(":")
+        return _attribute(importlib.import_module(module_name), function)()
     module = importlib.import_module(job["module"])
     value = getattr(module, job["name"])
+    if job["kind"] == "entry":
+        return value[job["key"]]
     return value() if job["kind"] == "class" else value
+
+
+def _attribute(value: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
 
 
 def call_tool(tool: Any, arguments: dict[str, Any]) -> Any:
