@@ -12,7 +12,7 @@ from dispatchguard.runtime import (
     ToolRegistry,
     dispatch_tool,
 )
-from dispatchguard.runtime.schema import parse_docstring
+from dispatchguard.runtime.schema.docstrings import parse_docstring
 
 
 class Color(enum.Enum):

@@ -147,23 +147,33 @@ def _native_check(call: ToolCall, registry: Any) -> ValidationResult:
     return validate_tool_call({"name": call.name, "args": arguments}, registry)
 
 
-class _Run:
+@dataclass(frozen=True)
+class _LoopSettings:
+    """How one run is bounded and fed (the keyword arguments of :func:`arun_tool_loop`)."""
+
+    max_steps: int
+    cancel: CancelToken | None
+    tool_timeout: float | None
+    breaker_threshold: int
+    summary_limit: int
+    tool_context: Mapping[str, Any] | None
+
+
+class _AgentRun:
     """The state of one loop run."""
 
-    def __init__(self, llm: Any, message: str, registry: Any, max_steps: int, context: Any,
-                 cancel: CancelToken | None, tool_timeout: float | None, breaker_threshold: int,
-                 summary_limit: int, tool_context: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, llm: Any, message: str, registry: Any, context: Any, settings: _LoopSettings) -> None:
         from dispatchguard.runtime.prompt import render_tool_prompt
 
         self.llm = llm
-        self.tool_context = tool_context
         self.native = uses_native_tools(llm)
         self.registry = registry
-        self.max_steps = max_steps
-        self.cancel = cancel
-        self.tool_timeout = tool_timeout
-        self.breaker_threshold = breaker_threshold
-        self.summary_limit = summary_limit
+        self.tool_context = settings.tool_context
+        self.max_steps = settings.max_steps
+        self.cancel = settings.cancel
+        self.tool_timeout = settings.tool_timeout
+        self.breaker_threshold = settings.breaker_threshold
+        self.summary_limit = settings.summary_limit
         # A native model gets the tools as the provider's tool list, not as prompt text.
         system = NATIVE_INSTRUCTIONS if self.native else \
             f"{SYSTEM_INSTRUCTIONS}\n\n{render_tool_prompt(registry)}"
@@ -393,9 +403,8 @@ async def arun_tool_loop(
     from dispatchguard.runtime.registry import TOOL_REGISTRY
 
     registry = TOOL_REGISTRY if registry is None else registry
-    run = _Run(llm, message, registry, max_steps, context, cancel, tool_timeout,
-               breaker_threshold, summary_limit, tool_context)
-    return await run.run()
+    settings = _LoopSettings(max_steps, cancel, tool_timeout, breaker_threshold, summary_limit, tool_context)
+    return await _AgentRun(llm, message, registry, context, settings).run()
 
 
 def run_tool_loop(

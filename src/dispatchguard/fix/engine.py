@@ -96,7 +96,7 @@ def apply_fixes(
             scratch.cleanup()
 
 
-class _Run:
+class _FixRun:
     """The state of one fix run across its passes: the files' first and latest bytes, the fixes
     applied so far, and each file's skipped findings of the latest pass that read it."""
 
@@ -167,7 +167,7 @@ class _Run:
 
 
 def _fix_notebook(
-    path: Path, display: str, data: bytes, findings: list[Any], facts: Any, run: _Run
+    path: Path, display: str, data: bytes, findings: list[Any], facts: Any, run: _FixRun
 ) -> tuple[bytes, list[AppliedFix], list[SkippedFix]]:
     """Fix a notebook as :func:`~dispatchguard.fix.rewrite.fix_file` fixes a file: its code cells'
     virtual source planned as a module, the edits then made in the cells they fall in
@@ -226,7 +226,7 @@ def _passes(
     def active_of(findings: list[Any]) -> list[Any]:
         return [f for f in findings if not f.suppressed and _selected(f.code, select, ignore)]
 
-    run = _Run(report, settings, unsafe=unsafe, diff=diff)
+    run = _FixRun(report, settings, unsafe=unsafe, diff=diff)
     active: list[Any] = []
     changed = False
     for _ in range(1 if diff else MAX_PASSES):

@@ -62,7 +62,7 @@ def check_paths(
     """
     jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     with quiet_parsing():
-        run = _Run(config, list(paths) or ["."], use_cache, cache_dir, progress, jobs, nested=nested)
+        run = _CheckRun(config, list(paths) or ["."], use_cache, cache_dir, progress, jobs, nested=nested)
         report = run.execute() if run.targets or not run.projects else CheckReport([], 0)
     for folder, inside in sorted(run.projects.items()):
         sub = check_paths(
@@ -111,7 +111,7 @@ class _Share:
     walked: int
 
 
-_FORKED: tuple[_Run, list[list[tuple[str, bytes | None]]]] | None = None
+_FORKED: tuple[_CheckRun, list[list[tuple[str, bytes | None]]]] | None = None
 
 
 def _load_share(index: int) -> _Share:
@@ -152,7 +152,7 @@ def _fork_context() -> Any:
         return None
 
 
-class _Run:
+class _CheckRun:
     def __init__(
         self,
         config: LintConfig,

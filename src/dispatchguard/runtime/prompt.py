@@ -12,8 +12,8 @@ from dispatchguard.runtime.models import (
     ToolAction,
 )
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry
-from dispatchguard.runtime.schema import MISSING, ArgInfo, describe
-from dispatchguard.runtime.schema.json_schemas import tidy_schema
+from dispatchguard.runtime.schema import MISSING, ArgInfo
+from dispatchguard.runtime.schema.json_schemas import describe, tidy_schema
 
 __all__ = ["render_tool_prompt"]
 

@@ -18,17 +18,10 @@ from typing import Any, TypeVar, overload
 
 from dispatchguard.runtime.adapters import AdapterError, adapt
 from dispatchguard.runtime.models import CLARIFICATION_NAME, DEFAULT_MAX_BYTES
-from dispatchguard.runtime.schema import (
-    ArgInfo,
-    CompiledArgs,
-    InjectedParam,
-    SchemaError,
-    compile_json_schema,
-    compile_model,
-    compile_signature,
-    is_pydantic_model,
-    parse_docstring,
-)
+from dispatchguard.runtime.schema import ArgInfo, CompiledArgs, InjectedParam, SchemaError
+from dispatchguard.runtime.schema.dict_args import compile_json_schema
+from dispatchguard.runtime.schema.docstrings import parse_docstring
+from dispatchguard.runtime.schema.model_args import compile_model, compile_signature, is_pydantic_model
 
 __all__ = ["MAX_NAME_LENGTH", "TOOL_REGISTRY", "RegistryError", "ToolRegistry", "ToolSpec"]
 

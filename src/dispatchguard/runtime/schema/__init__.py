@@ -19,12 +19,11 @@ from dispatchguard.runtime.schema.base import (
     InjectedParam,
     SchemaError,
 )
-from dispatchguard.runtime.schema.dict_args import compile_json_schema
-from dispatchguard.runtime.schema.docstrings import parse_docstring
 from dispatchguard.runtime.schema.injected import InjectedArg
-from dispatchguard.runtime.schema.json_schemas import describe
-from dispatchguard.runtime.schema.model_args import compile_model, compile_signature, is_pydantic_model
 
+# The public API: what a tool's compiled arguments are and the errors. The compilers
+# (model_args, dict_args), the prompt's wording (json_schemas) and the docstring reader are the
+# runtime's own: its modules import them from their submodules.
 __all__ = [
     "MISSING",
     "ArgInfo",
@@ -33,10 +32,4 @@ __all__ = [
     "InjectedArg",
     "InjectedParam",
     "SchemaError",
-    "compile_json_schema",
-    "compile_model",
-    "compile_signature",
-    "describe",
-    "is_pydantic_model",
-    "parse_docstring",
 ]
