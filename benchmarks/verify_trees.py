@@ -67,7 +67,10 @@ def measure(tree: str, project: str, paths: list[str], passed: tuple[str, ...], 
     )  # fmt: skip
     flagged = {(root / item["filename"]).resolve() for item in json.loads(static.stdout)}
     failed = [r for r in reports if r["status"] in FAILED]
-    missed = [r for r in failed if r["status"] == "violation" and (root / r["filename"]).resolve() not in flagged]
+    # what a static rule could have seen: a call that answered a value that is not JSON text (not
+    # an exception, a hang or a crash)
+    answered = [r for r in failed if r["status"] == "violation" and r["detail"].startswith("returned")]
+    missed = [r for r in answered if (root / r["filename"]).resolve() not in flagged]
     statuses: dict[str, int] = {}
     for report in reports:
         statuses[report["status"]] = statuses.get(report["status"], 0) + 1
@@ -78,6 +81,9 @@ def measure(tree: str, project: str, paths: list[str], passed: tuple[str, ...], 
         "verified": statuses.get("verified", 0),
         "with_violations": len(failed),
         "statuses": statuses,
+        "answered_not_json": len(answered),
+        "no_answer": [f"{r['tool']}: {r['detail'][:80]}" for r in failed if r not in answered],
+        "static_flagged_file": len(answered) - len(missed),
         "static_missed": [f"{r['filename']}:{r['line']} {r['tool']}: {r['detail'][:120]}" for r in missed],
         "wall_seconds": round(wall, 1),
         "cpu_seconds": round(cpu, 1),

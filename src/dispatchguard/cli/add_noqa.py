@@ -13,7 +13,6 @@ DG001 (a broken file; only a file-level directive silences it) and DG002 (the an
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import sys
@@ -25,6 +24,7 @@ from typing import Any
 
 from dispatchguard.cli.common import UsageError, plural
 from dispatchguard.lint.noqa import with_codes
+from dispatchguard.lint.parsing import parses
 
 NEVER_ADDED = frozenset({"DG001", "DG002"})
 
@@ -127,7 +127,7 @@ def _directives(text: str, lines: dict[int, list[str]], reason: str) -> tuple[li
         if edited != body:
             physical[number - 1] = edited + line[len(body) :]
             done += 1
-    if done and closed is not None and not _parses("".join(physical)):  # never write a file we would break
+    if done and closed is not None and not parses("".join(physical)):  # never write a file we would break
         return None, 0, sorted(lines)
     return physical, done, left
 
@@ -141,26 +141,13 @@ def _edit_file(path: Path, lines: dict[int, list[str]], reason: str) -> tuple[in
     except (OSError, SyntaxError, LookupError, UnicodeDecodeError) as exc:
         print(f"dispatchguard: {path}: not edited: {exc}", file=sys.stderr)
         return 0, sorted(lines)
-    physical = text.splitlines(keepends=True)
-    closed = _comment_ready_lines(text)
-    done, left = 0, []
-    for number, codes in sorted(lines.items()):
-        if not (0 < number <= len(physical)) or (closed is not None and number not in closed):
-            left.append(number)
-            continue
-        line = physical[number - 1]
-        body = line.rstrip("\r\n")
-        edited = with_codes(body, codes, reason)
-        if edited != body:
-            physical[number - 1] = edited + line[len(body) :]
-            done += 1
-    if not done:
-        return 0, left
-    new_text = "".join(physical)
-    if closed is not None and not _parses(new_text):  # never write a file we would break
+    physical, done, left = _directives(text, lines, reason)
+    if physical is None:
         print(f"dispatchguard: {path}: not edited: the edit would not parse", file=sys.stderr)
         return 0, sorted(lines)
-    _write_atomically(path, new_text.encode(encoding))
+    if not done:
+        return 0, left
+    _write_atomically(path, "".join(physical).encode(encoding))
     return done, left
 
 
@@ -177,14 +164,6 @@ def _comment_ready_lines(text: str) -> set[int] | None:
         if token.start[0] != token.end[0]:  # a multi-line string: its inner lines end inside it
             open_lines.update(range(token.start[0], token.end[0]))
     return {line for line in ends if line not in open_lines}
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

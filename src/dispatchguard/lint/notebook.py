@@ -27,7 +27,6 @@ is the same bytes).
 
 from __future__ import annotations
 
-import ast
 import bisect
 import json
 import re
@@ -35,6 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from dispatchguard.lint.parsing import parses
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -240,7 +241,7 @@ def _python_lines(cell: Cell) -> list[str]:
     if not candidates and not cell.blanked:
         return list(lines)
     # a magic-looking line in a cell that parses is Python (a string's text, a comparison)
-    if candidates and (cell.blanked or not _parses("".join(lines))):
+    if candidates and (cell.blanked or not parses("".join(lines))):
         _blank_magics(cell, candidates)
     return [_blank(line) if i in cell.blanked else line for i, line in enumerate(lines)]
 
@@ -266,14 +267,6 @@ def _blank_magics(cell: Cell, candidates: list[int]) -> None:
         while lines[i].rstrip("\r\n").endswith("\\") and i + 1 < len(lines):
             i += 1
             cell.blanked.add(i)
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def read_notebook(path: Path) -> Notebook:

@@ -102,3 +102,12 @@ def char_col(lines: list[str], line: int, byte_col: int) -> int:
             return byte_col + 1
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace")) + 1
     return byte_col + 1
+
+
+def parses(text: str) -> bool:
+    """Whether ``text`` is Python this interpreter parses."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
