@@ -96,7 +96,8 @@ def test_a_folder_without_a_script_is_no_import_root(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py"])
 def test_tool_making_modules_are_tool_modules_by_default(module: str) -> None:
-    source = "from crewai_tools import SerperDevTool\n\ndef get_tools():\n    return [SerperDevTool()]\n"
+    # a function whose name says it builds the tools (get_tools) is a factory anywhere: this one does not
+    source = "from crewai_tools import SerperDevTool\n\ndef build_agent():\n    return [SerperDevTool()]\n"
     assert _codes(source, path=module) == []
     assert _codes(source, path="crew.py") == [(4, "DG102")]
 
