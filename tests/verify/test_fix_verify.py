@@ -200,3 +200,54 @@ def test_registry_entries_and_configured_factories_are_built_as_the_project_buil
     assert reports["app.tools.TOOLS['calc']"]["code"] == "DG103"
     keyed = reports["app.tools.Keyed"]
     assert keyed["status"] == "violation" and "returned dict" in keyed["detail"], keyed  # built by the factory
+
+
+UNRULY_TOOLS = '''
+import ctypes
+import threading
+import time
+
+from langchain_core.tools import BaseTool
+
+
+class Segfault(BaseTool):
+    name: str = "segfault"
+    description: str = "Crashes its process with SIGSEGV."
+
+    def _run(self, q: str) -> str:
+        ctypes.string_at(0)
+        return "{}"
+
+
+class Leaky(BaseTool):
+    name: str = "leaky"
+    description: str = "Leaves a thread running after it answers."
+
+    def _run(self, q: str) -> str:
+        threading.Thread(target=time.sleep, args=(30,)).start()
+        return "{}"
+'''
+
+
+def test_a_segfault_and_a_leaked_thread_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    import json
+
+    root = tmp_path / "unruly"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "app" / "tools.py").write_text(UNRULY_TOOLS, encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.dispatchguard.verify]\ncases = 2\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "."],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    reports = {r["tool"]: r for r in json.loads(done.stdout)}
+    crashed = reports["app.tools.Segfault"]
+    assert crashed["status"] == "crashed" and "signal 11" in crashed["detail"], crashed
+    leaky = reports["app.tools.Leaky"]
+    assert leaky["status"] == "verified" and leaky["threads_left"] >= 1, leaky  # answered JSON, left a thread
+    text = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "."], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert "tool `app.tools.Leaky` verified, but left 2 threads running" in text.stdout, text.stdout  # one a call

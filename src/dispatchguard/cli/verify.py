@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(_as_findings_format(args.output_format, [r for r in reports if r.failed]))
     else:
         for report in reports:
-            if report.status != "verified":
+            if report.status != "verified" or report.threads_left:
                 print(_as_text(report))
     counts = {status: sum(r.status == status for r in reports) for status in ("verified", "not_built")}
     failed = sum(r.failed for r in reports)
@@ -98,6 +98,8 @@ def _as_text(report: Any) -> str:
     where = f"{target.path}:{target.line}:1: {target.rule}"
     if report.status == "not_built":
         return f"{where} tool `{target.label}` not built: {report.detail}"
+    if report.status == "verified":  # kept the contract, but left threads running behind it
+        return f"{where} tool `{target.label}` verified, but left {plural(report.threads_left, 'thread')} running"
     line = f"{where} tool `{target.label}` {report.status}: {report.detail}"
     if report.arguments is not None:
         line += f" (arguments: {json.dumps(report.arguments, ensure_ascii=False, default=repr)})"
