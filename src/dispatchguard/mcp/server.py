@@ -207,6 +207,10 @@ class JsonBodyGuard:
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Buffer and check a POST body, answering 413 or a parse error itself; replay a good one.
+
+        Other methods and scopes pass straight through; a client gone mid-body gets no answer.
+        """
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
