@@ -80,6 +80,10 @@ class DispatchguardChecker(BaseRawFileChecker):
     msgs: ClassVar[dict[str, Any]] = {}
 
     def process_module(self, node: nodes.Module) -> None:
+        """Report the findings of this checker's message family for ``node``.
+
+        The file is checked once per content for all families (the last result is cached).
+        """
         for finding in _Findings.of(node):
             msgid = MESSAGE_IDS.get(finding.code)
             if msgid not in self.msgs:

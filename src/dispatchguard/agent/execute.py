@@ -66,12 +66,14 @@ class CancelToken:
         self.reason = ""
 
     def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel with ``reason``, from any thread; calls after the first change nothing."""
         if not self._event.is_set():
             self.reason = reason
             self._event.set()
 
     @property
     def cancelled(self) -> bool:
+        """Whether :meth:`cancel` has been called (it never resets)."""
         return self._event.is_set()
 
     def __repr__(self) -> str:

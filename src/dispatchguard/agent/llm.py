@@ -92,17 +92,20 @@ class ModelReply:
 
 @runtime_checkable
 class LLMClient(Protocol):
-    def complete(self, messages: Sequence[Message]) -> str: ...
+    def complete(self, messages: Sequence[Message]) -> str:
+        """The model's text answer to role/content ``messages`` (the loop runs it in a thread)."""
 
 
 @runtime_checkable
 class AsyncLLMClient(Protocol):
-    async def acomplete(self, messages: Sequence[Message]) -> str: ...
+    async def acomplete(self, messages: Sequence[Message]) -> str:
+        """The model's text answer to ``messages``; the loop prefers it to ``complete``."""
 
 
 @runtime_checkable
 class ToolCallingLLM(Protocol):
-    async def achat(self, messages: Sequence[Message], registry: Any) -> ModelReply: ...
+    async def achat(self, messages: Sequence[Message], registry: Any) -> ModelReply:
+        """One model turn, ``registry`` offered as the provider's tools: its text and tool calls."""
 
 
 class LLMError(Exception):
@@ -317,12 +320,23 @@ class OpenAICompatibleLLM(_HTTPModel):
         return ModelReply(_text_parts(message.get("content")), tuple(tool_calls))
 
     def complete(self, messages: Sequence[Message]) -> str:
+        """POST ``messages`` without tools and return the first choice's text; blocks the thread.
+
+        Raises :class:`LLMError` when the request fails (after retries) or the answer has no
+        ``choices[0].message``.
+        """
         return self._reply(self._post(self._payload(messages))).text
 
     async def acomplete(self, messages: Sequence[Message]) -> str:
+        """As :meth:`complete`, without blocking the event loop."""
         return self._reply(await self._apost(self._payload(messages))).text
 
     async def achat(self, messages: Sequence[Message], registry: Any) -> ModelReply:
+        """Ask with the registry as strict ``tools`` (none when empty): the first choice's reply.
+
+        Calls without an id get ``call_<index>``; arguments stay the JSON text the server sent.
+        Raises :class:`LLMError` as :meth:`complete` does.
+        """
         return self._reply(await self._apost(self._payload(messages, registry)))
 
 
@@ -442,10 +456,21 @@ class AnthropicLLM(_HTTPModel):
         return ModelReply(_text_parts(content), tuple(calls))
 
     def complete(self, messages: Sequence[Message]) -> str:
+        """POST ``messages`` without tools and return the text blocks joined; blocks the thread.
+
+        Raises :class:`LLMError` when the request fails (after retries) or the answer has no
+        ``content`` list.
+        """
         return self._reply(self._post(self._payload(messages))).text
 
     async def acomplete(self, messages: Sequence[Message]) -> str:
+        """As :meth:`complete`, without blocking the event loop."""
         return self._reply(await self._apost(self._payload(messages))).text
 
     async def achat(self, messages: Sequence[Message], registry: Any) -> ModelReply:
+        """Ask with the registry as ``tools`` (none when empty): the text and ``tool_use`` blocks.
+
+        Blocks without an id get ``toolu_<index>``; arguments are the ``input`` objects as sent.
+        Raises :class:`LLMError` as :meth:`complete` does.
+        """
         return self._reply(await self._apost(self._payload(messages, registry)))

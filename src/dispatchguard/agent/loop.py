@@ -96,6 +96,7 @@ class LoopResult:
     history: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """A deep copy as plain dicts and lists (trace steps included), ready for ``json.dumps``."""
         return asdict(self)
 
 

@@ -191,6 +191,7 @@ class ScriptedLLMServer:
         return self.root_url + "/v1"
 
     def start(self) -> ScriptedLLMServer:
+        """Serve in a daemon thread (a no-op if already serving) and return the server."""
         if self._thread is None:
             self._thread = threading.Thread(
                 target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -200,6 +201,7 @@ class ScriptedLLMServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving and close the listening socket; the server cannot be started again."""
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join()

@@ -7,6 +7,7 @@ import argparse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the gate's options to ``parser``: None for a setting left unset (config decides)."""
     parser.add_argument(
         "--fail-under",
         type=float,

@@ -17,6 +17,10 @@ from dispatchguard.coverage_gate.settings import GateOptions, resolve_options
 def run_gate(
     options: GateOptions, out: TextIO | None = None, err: TextIO | None = None, *, quiet: bool = False
 ) -> int:
+    """Measure, print the report to ``out`` (stdout) and return the exit code.
+
+    0 when the gate passes, 1 below the threshold, 2 on a :class:`GateError` (printed to ``err``).
+    """
     out = out or sys.stdout
     err = err or sys.stderr
     try:
@@ -32,6 +36,7 @@ def run_gate(
 
 
 def run_args(args: argparse.Namespace) -> int:
+    """Resolve the options (arguments over configuration) and run the gate; 2 on a bad setting."""
     try:
         options = resolve_options(
             fail_under=args.fail_under,

@@ -12,6 +12,7 @@ from dispatchguard.lint.discovery import walk
 
 
 def display_path(path: Path, base_dir: Path) -> str:
+    """``path`` relative to ``base_dir`` (lexically) in POSIX form; the whole path if outside it."""
     try:
         return path.relative_to(base_dir).as_posix()
     except ValueError:

@@ -21,6 +21,7 @@ class FileResult:
 
     @property
     def covered(self) -> int:
+        """Statements run, plus branches taken when branches count."""
         return (
             self.statements
             - len(self.missing_lines)
@@ -29,13 +30,16 @@ class FileResult:
 
     @property
     def total(self) -> int:
+        """Statements, plus branches when they count: what :attr:`percent` divides by."""
         return self.statements + (self.branches if self.branch else 0)
 
     @property
     def percent(self) -> float:
+        """Coverage in percent (0 to 100); 100.0 for a file with nothing to cover."""
         return 100.0 if self.total == 0 else 100.0 * self.covered / self.total
 
     def missing_text(self) -> str:
+        """The ``Missing`` column: missed lines as ranges, then missed branches when they count."""
         return format_missing(self.missing_lines, self.missing_branches if self.branch else ())
 
 
@@ -47,15 +51,18 @@ class GateResult:
 
     @property
     def total_percent(self) -> float:
+        """Coverage of all files pooled (not a mean of percents); 100.0 with nothing to cover."""
         total = sum(f.total for f in self.files)
         return 100.0 if total == 0 else 100.0 * sum(f.covered for f in self.files) / total
 
     @property
     def failing_files(self) -> list[FileResult]:
+        """The files below ``fail_under``, listed whether or not the gate is per file."""
         return [f for f in self.files if f.percent < self.options.fail_under]
 
     @property
     def passed(self) -> bool:
+        """The verdict: every file reaches ``fail_under`` (``per_file``), else the pooled total."""
         if self.options.per_file:
             return not self.failing_files
         return self.total_percent >= self.options.fail_under

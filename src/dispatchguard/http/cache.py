@@ -44,9 +44,15 @@ def cache_key(method: str, url: str, params: Any = None, headers: Mapping[str, s
 
 
 class CacheStore(Protocol):
-    def get(self, key: str) -> bytes | None: ...
-    def set(self, key: str, value: bytes, ttl: float) -> None: ...
-    def clear(self) -> None: ...
+    def get(self, key: str) -> bytes | None:
+        """The value stored under ``key``, or None when it is absent or expired."""
+
+    def set(self, key: str, value: bytes, ttl: float) -> None:
+        """Store ``value`` for ``ttl`` seconds (dropped if ``ttl <= 0`` or over the bounds)."""
+
+    def clear(self) -> None:
+        """Remove every entry."""
+
     def __len__(self) -> int: ...
 
 
@@ -54,9 +60,14 @@ class CacheStore(Protocol):
 class SharedLocks(Protocol):
     """A store whose fetch locks are shared with other processes (and expire if the holder dies)."""
 
-    def try_lock(self, key: str, seconds: float) -> str | None: ...
-    def unlock(self, key: str, token: str) -> None: ...
-    def is_locked(self, key: str) -> bool: ...
+    def try_lock(self, key: str, seconds: float) -> str | None:
+        """Take the fetch lock of ``key`` for ``seconds`` at most: a token, or None if held."""
+
+    def unlock(self, key: str, token: str) -> None:
+        """Release the fetch lock of ``key`` if ``token`` still holds it (it may have expired)."""
+
+    def is_locked(self, key: str) -> bool:
+        """Whether any process currently holds the fetch lock of ``key``."""
 
 
 class MemoryCache:
@@ -71,12 +82,14 @@ class MemoryCache:
 
     @property
     def total_bytes(self) -> int:
+        """Size in bytes of the stored values, counting expired entries not dropped yet."""
         return self._bytes
 
     def __len__(self) -> int:
         return len(self._data)
 
     def get(self, key: str) -> bytes | None:
+        """The value of ``key`` (now most recently used); None if absent or expired."""
         with self._lock:
             item = self._data.get(key)
             if item is None:
@@ -89,6 +102,11 @@ class MemoryCache:
             return value
 
     def set(self, key: str, value: bytes, ttl: float) -> None:
+        """Store ``value`` for ``ttl`` seconds, replacing any entry for ``key``.
+
+        A no-op when ``ttl <= 0`` or the value alone exceeds ``max_bytes``. Over a bound,
+        expired entries are dropped first, then the least recently used ones.
+        """
         if ttl <= 0 or len(value) > self.max_bytes:
             return
         with self._lock:
@@ -104,6 +122,7 @@ class MemoryCache:
                     self._pop(next(iter(self._data)))
 
     def clear(self) -> None:
+        """Remove every entry and reset the byte count."""
         with self._lock:
             self._data.clear()
             self._bytes = 0
@@ -144,10 +163,12 @@ class SQLiteCache:
 
     @property
     def total_bytes(self) -> int:
+        """Size in bytes of the stored values, counting expired rows not deleted yet."""
         with self._lock:
             return self._conn.execute("SELECT COALESCE(SUM(size), 0) FROM http_cache").fetchone()[0]
 
     def get(self, key: str) -> bytes | None:
+        """The value of ``key`` (its access time bumped); None if absent or expired."""
         now = time.time()
         with self._lock:
             row = self._conn.execute("SELECT value, expires FROM http_cache WHERE key = ?", (key,)).fetchone()
@@ -160,6 +181,12 @@ class SQLiteCache:
             return bytes(row[0])
 
     def set(self, key: str, value: bytes, ttl: float) -> None:
+        """Store ``value`` for ``ttl`` seconds in one transaction, evicting to stay in bounds.
+
+        A no-op when ``ttl <= 0`` or the value alone exceeds ``max_bytes``. Expired rows go first,
+        then the least recently accessed. Waits up to 10 s for another process's write lock, then
+        raises ``sqlite3.OperationalError``.
+        """
         if ttl <= 0 or len(value) > self.max_bytes:
             return
         now = time.time()
@@ -192,10 +219,12 @@ class SQLiteCache:
         self._conn.executemany("DELETE FROM http_cache WHERE key = ?", doomed)
 
     def clear(self) -> None:
+        """Delete every row of the file (other processes using it lose them too)."""
         with self._lock:
             self._conn.execute("DELETE FROM http_cache")
 
     def close(self) -> None:
+        """Close the database connection; the cache cannot be used afterwards."""
         with self._lock:
             self._conn.close()
 
@@ -350,4 +379,5 @@ class TTLCache:
                     del self._async_flights[loop_key]
 
     def clear(self) -> None:
+        """Empty the store (a shared one for all processes); fetches in flight still store."""
         self.store.clear()

@@ -68,6 +68,11 @@ _cache: TTLCache | None = None
 
 
 def get_settings() -> HttpSettings:
+    """The settings in force: the last :func:`configure`'s, else read once from the environment.
+
+    Thread-safe. Raises ``ValueError`` naming the variable when a ``DISPATCHGUARD_HTTP_*``
+    value cannot be parsed.
+    """
     global _settings
     if _settings is None:
         with _lock:

@@ -63,21 +63,35 @@ class DeadlineStream(httpcore.NetworkStream):
         self.stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        """Read up to ``max_bytes`` within ``timeout`` cut to the time left.
+
+        Raises ``httpcore.ReadTimeout`` at once when the deadline has passed.
+        """
         return self.stream.read(max_bytes, bounded(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        """Write ``buffer`` within ``timeout`` cut to the time left.
+
+        Raises ``httpcore.WriteTimeout`` at once when the deadline has passed.
+        """
         self.stream.write(buffer, bounded(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
+        """Close the wrapped stream (no deadline applies)."""
         self.stream.close()
 
     def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
     ) -> httpcore.NetworkStream:
+        """Run the TLS handshake within the time left; the TLS stream is wrapped too.
+
+        Raises ``httpcore.ConnectTimeout`` at once when the deadline has passed.
+        """
         tls = self.stream.start_tls(ssl_context, server_hostname, bounded(timeout, httpcore.ConnectTimeout))
         return DeadlineStream(tls)
 
     def get_extra_info(self, info: str) -> Any:
+        """The wrapped stream's extra info (``ssl_object``, ``server_addr``...), unchanged."""
         return self.stream.get_extra_info(info)
 
 
@@ -96,6 +110,10 @@ class DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
+        """Connect within ``timeout`` cut to the time left; the stream keeps honouring the deadline.
+
+        Raises ``httpcore.ConnectTimeout`` at once when the deadline has passed.
+        """
         timeout = bounded(timeout, httpcore.ConnectTimeout)
         return DeadlineStream(self.backend.connect_tcp(host, port, timeout, local_address, socket_options))
 

@@ -90,6 +90,10 @@ class AddressGuard:
 
     @classmethod
     def from_allowlist(cls, entries: Iterable[str]) -> AddressGuard:
+        """A guard from raw entries: stripped, lower-cased, ``[]`` removed, blank ones skipped.
+
+        Raises ``ValueError`` for an entry that looks like an address or network but does not parse.
+        """
         cleaned = tuple(entry.strip().lower().strip("[]") for entry in entries if entry.strip())
         for entry in cleaned:
             if any(ch in entry for ch in "/:") or entry.replace(".", "").isdigit():
@@ -110,9 +114,15 @@ class AddressGuard:
         return networks
 
     def host_allowed(self, host: str) -> bool:
+        """Whether ``host`` is allow-listed by name (case-insensitive, a trailing dot ignored)."""
         return host.lower().rstrip(".") in self.allow
 
     def address_allowed(self, address: IPAddress) -> bool:
+        """Whether ``address`` may be reached.
+
+        True when it is public (and so is every IPv4 address it embeds), or when it or an IPv4
+        address it embeds lies in an allow-listed network.
+        """
         if _is_public(address):
             return True
         candidates = [address, *_embedded_ipv4(address)]
@@ -201,6 +211,11 @@ class GuardedTransport(httpx.BaseTransport):
         self.inner = inner
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Cap timeouts to the deadline; under a guard, resolve, check and pin the host; forward.
+
+        Raises ``BlockedURL`` for a refused address, ``httpx.ConnectError`` when the host does
+        not resolve. The name lookup blocks and is not bounded by the deadline.
+        """
         _cap_timeouts(request)
         guard = request.extensions.get(GUARD_EXTENSION)
         if isinstance(guard, AddressGuard):
@@ -209,6 +224,7 @@ class GuardedTransport(httpx.BaseTransport):
         return self.inner.handle_request(request)
 
     def close(self) -> None:
+        """Close the wrapped transport."""
         self.inner.close()
 
 
@@ -219,6 +235,7 @@ class AsyncGuardedTransport(httpx.AsyncBaseTransport):
         self.inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """As :meth:`GuardedTransport.handle_request`; the lookup runs in a worker thread."""
         _cap_timeouts(request)
         guard = request.extensions.get(GUARD_EXTENSION)
         if isinstance(guard, AddressGuard):
@@ -227,4 +244,5 @@ class AsyncGuardedTransport(httpx.AsyncBaseTransport):
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:
+        """Close the wrapped transport."""
         await self.inner.aclose()

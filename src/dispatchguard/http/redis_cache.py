@@ -72,10 +72,15 @@ class RedisCache:
         return f"{self.prefix}lock:{key}"
 
     def get(self, key: str) -> bytes | None:
+        """The value of ``key``; None when absent, expired or Redis is unreachable."""
         value = self._call(lambda: self._client.get(self._value_key(key)), None)
         return None if value is None else bytes(value)
 
     def set(self, key: str, value: bytes, ttl: float) -> None:
+        """Store ``value`` with a millisecond expiry of ``ttl`` seconds.
+
+        Dropped when ``ttl`` is under 1 ms, the value exceeds ``max_bytes`` or Redis is unreachable.
+        """
         milliseconds = int(ttl * 1000)
         if milliseconds <= 0 or len(value) > self.max_bytes:
             return
@@ -112,7 +117,9 @@ class RedisCache:
             self._call(lambda: self._release(keys=[self._lock_key(key)], args=[token]), None)
 
     def is_locked(self, key: str) -> bool:
+        """Whether any caller holds the fetch lock of ``key``; False while Redis is unreachable."""
         return bool(self._call(lambda: self._client.exists(self._lock_key(key)), 0))
 
     def close(self) -> None:
+        """Disconnect from Redis (releases the client's connection pool)."""
         self._client.close()

@@ -29,28 +29,34 @@ class DeadlineSocket:
         self._timeout = sock.gettimeout()
 
     def settimeout(self, timeout: float | None) -> None:
+        """Set the socket's own timeout, which each later read or write cuts to the time left."""
         self._timeout = timeout
         self._sock.settimeout(timeout)
 
     def gettimeout(self) -> float | None:
+        """The timeout the caller last set, not the deadline-cut one armed for the last call."""
         return self._timeout
 
     def _arm(self) -> None:
         self._sock.settimeout(bounded(self._timeout, socket.timeout))
 
     def recv(self, *args: Any) -> bytes:
+        """``socket.recv`` bounded by the deadline; ``socket.timeout`` once it has passed."""
         self._arm()
         return self._sock.recv(*args)
 
     def recv_into(self, *args: Any) -> int:
+        """``socket.recv_into`` bounded by the deadline; ``socket.timeout`` once it has passed."""
         self._arm()
         return self._sock.recv_into(*args)
 
     def send(self, *args: Any) -> int:
+        """``socket.send`` bounded by the deadline; ``socket.timeout`` once it has passed."""
         self._arm()
         return self._sock.send(*args)
 
     def sendall(self, *args: Any) -> None:
+        """``socket.sendall`` whose whole send must end by the deadline, else ``socket.timeout``."""
         self._arm()
         self._sock.sendall(*args)
 
@@ -73,6 +79,10 @@ class DeadlineHTTPConnection(HTTPConnection):
     """An HTTP connection whose socket honours the request's deadline."""
 
     def connect(self) -> None:
+        """Connect (a numeric timeout cut to the time left), then wrap the socket for the deadline.
+
+        Raises ``socket.timeout`` at once when the deadline has passed.
+        """
         if isinstance(self.timeout, (int, float)):
             self.timeout = bounded(self.timeout, socket.timeout)
         super().connect()
@@ -83,6 +93,10 @@ class DeadlineHTTPSConnection(HTTPSConnection):
     """An HTTPS connection whose socket (after TLS) honours the request's deadline."""
 
     def connect(self) -> None:
+        """Connect and shake hands for TLS (a numeric timeout cut to the time left), then wrap.
+
+        Raises ``socket.timeout`` at once when the deadline has passed.
+        """
         if isinstance(self.timeout, (int, float)):
             self.timeout = bounded(self.timeout, socket.timeout)
         super().connect()

@@ -130,4 +130,5 @@ def retrying(settings: HttpSettings, *, allow_retry: bool = True) -> tenacity.Re
 
 
 def async_retrying(settings: HttpSettings, *, allow_retry: bool = True) -> tenacity.AsyncRetrying:
+    """The async twin of :func:`retrying`: a fresh ``tenacity.AsyncRetrying`` for one call."""
     return tenacity.AsyncRetrying(**_policy_kwargs(settings, allow_retry))

@@ -58,6 +58,7 @@ class HttpSettings:
     ssrf_allowlist: tuple[str, ...] = ()
 
     def replace(self, **overrides: object) -> HttpSettings:
+        """A copy with the given fields changed (unchecked); ``TypeError`` names unknown ones."""
         unknown = set(overrides) - {f.name for f in fields(self)}
         if unknown:
             raise TypeError(f"unknown HTTP setting(s): {', '.join(sorted(unknown))}")

@@ -60,6 +60,7 @@ class RecordingWriteStream:
         self.stream = stream
 
     async def send(self, message: Any) -> None:
+        """Forward ``message``, first noting a ``tools/call`` id in ``sent_request_ids``."""
         ids = sent_request_ids.get()
         root = getattr(message.message, "root", None)
         if ids is not None and isinstance(root, types.JSONRPCRequest) and root.method == "tools/call":
@@ -81,6 +82,7 @@ def first_cause(exc: BaseException) -> BaseException:
 
 
 def describe(exc: BaseException) -> str:
+    """``Type: message`` of the first leaf of ``exc`` (just the type when the message is empty)."""
     cause = first_cause(exc)
     return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
 
@@ -98,6 +100,7 @@ class Connection:
 
     @property
     def usable(self) -> bool:
+        """Whether calls may still use this session: not broken off, and its runner not ended."""
         return not (self.broken or self.ended.is_set())
 
     def break_off(self) -> None:
@@ -117,9 +120,15 @@ class McpTool:
         self.description = description
 
     def run(self, **arguments: Any) -> str:
+        """Call this tool on the server and block for its result, as JSON text.
+
+        Raises :class:`McpCallError` on any failure of the call, ``RuntimeError`` when called from
+        the client's own loop thread (use :meth:`arun` there).
+        """
         return self.client.call(self.name, arguments)
 
     async def arun(self, **arguments: Any) -> str:
+        """As :meth:`run`, from any event loop; cancelling the caller cancels the server call."""
         return await self.client.acall(self.name, arguments)
 
     def __repr__(self) -> str:

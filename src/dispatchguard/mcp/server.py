@@ -68,6 +68,10 @@ class CancelRouter:
 
     @contextlib.contextmanager
     def scope(self, request_id: Any) -> Iterator[anyio.CancelScope]:
+        """Run the block in a cancel scope that :meth:`cancel` reaches by ``request_id``.
+
+        The id is registered only while the block runs; a later call reusing the id takes it over.
+        """
         scope = anyio.CancelScope()
         self.scopes[request_id] = scope
         try:
@@ -78,6 +82,7 @@ class CancelRouter:
                 del self.scopes[request_id]
 
     def cancel(self, request_id: Any) -> None:
+        """Cancel the running call of ``request_id``; unknown or unhashable ids are ignored."""
         try:
             scope = self.scopes.get(request_id)
         except TypeError:  # an unhashable id from a hostile client
@@ -202,6 +207,10 @@ class JsonBodyGuard:
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Buffer and check a POST body, answering 413 or a parse error itself; replay a good one.
+
+        Other methods and scopes pass straight through; a client gone mid-body gets no answer.
+        """
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -320,6 +329,7 @@ class HttpSettings:
     max_body_bytes: int | None = None
 
     def to_json(self) -> str:
+        """The settings as a JSON object, which :meth:`from_json` reads back in worker processes."""
         return json.dumps(dataclasses.asdict(self))
 
     @classmethod

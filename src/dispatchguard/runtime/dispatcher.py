@@ -70,6 +70,7 @@ class DispatchResult:
 
     @property
     def ok(self) -> bool:
+        """Whether ``text`` is the tool's result rather than an error object."""
         return self.status == "ok"
 
 

@@ -273,6 +273,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def text_too_large(text: str | bytes, max_bytes: int) -> bool:
+    """Whether ``text`` is over ``max_bytes`` once UTF-8 encoded (a surrogate counts 3 bytes).
+
+    A str is encoded only when its length alone cannot decide.
+    """
     if len(text) > max_bytes:
         return True
     if isinstance(text, str) and len(text) * 4 > max_bytes:

@@ -146,6 +146,7 @@ class ToolRegistry(Mapping[str, Any]):
             return None
 
     def specs(self) -> list[ToolSpec]:
+        """A new list of the registered specs, in registration order (aliases not repeated)."""
         return list(self._specs.values())
 
     def schema(self, name: str) -> dict:

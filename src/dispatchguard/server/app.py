@@ -120,6 +120,10 @@ class BodySizeLimit:
         await send({"type": "http.response.body", "body": body})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Buffer an HTTP body (413 past ``max_bytes``) and replay it to the app as one message.
+
+        Non-HTTP scopes pass straight through; a client gone mid-body gets no answer.
+        """
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -47,6 +47,7 @@ class ServeSettings:
     max_body_bytes: Annotated[int, Ge(1)] = 64 * 1024
 
     def to_json(self) -> str:
+        """The settings as a JSON object, the form :meth:`from_json` (and so each worker) reads."""
         return json.dumps(dataclasses.asdict(self))
 
     @classmethod

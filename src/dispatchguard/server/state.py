@@ -58,15 +58,26 @@ class RequestState(Protocol):
     #: The tokens of the requests running in this process, by id.
     local: dict[str, CancelToken]
 
-    async def start(self) -> None: ...
+    async def start(self) -> None:
+        """Begin background work (cancel listener, lease renewal); awaited at app startup."""
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Stop the background work and drop connections; :meth:`start` may be called again."""
 
-    async def claim(self, request_id: str, token: CancelToken) -> bool: ...
+    async def claim(self, request_id: str, token: CancelToken) -> bool:
+        """Register ``token`` as the run of ``request_id``; False if that id is running anywhere.
 
-    async def release(self, request_id: str) -> None: ...
+        Raises :class:`StateUnavailable` when the shared store cannot be reached.
+        """
 
-    async def cancel(self, request_id: str, reason: str) -> bool: ...
+    async def release(self, request_id: str) -> None:
+        """Free ``request_id`` when its run ends or its client leaves; store errors are logged."""
+
+    async def cancel(self, request_id: str, reason: str) -> bool:
+        """Cancel the run of ``request_id`` with ``reason``, wherever it runs; False if none runs.
+
+        Raises :class:`StateUnavailable` when the shared store cannot be reached.
+        """
 
 
 class LocalRequestState:
@@ -76,21 +87,26 @@ class LocalRequestState:
         self.local: dict[str, CancelToken] = {}
 
     async def start(self) -> None:
+        """Do nothing: local state has no background work."""
         pass
 
     async def close(self) -> None:
+        """Do nothing: there is nothing to stop, and running tokens are kept."""
         pass
 
     async def claim(self, request_id: str, token: CancelToken) -> bool:
+        """Register ``token`` for ``request_id``; False if this process already runs that id."""
         if request_id in self.local:
             return False
         self.local[request_id] = token
         return True
 
     async def release(self, request_id: str) -> None:
+        """Forget ``request_id`` (a no-op if it is unknown)."""
         self.local.pop(request_id, None)
 
     async def cancel(self, request_id: str, reason: str) -> bool:
+        """Cancel this process's run of ``request_id`` with ``reason``; False if there is none."""
         token = self.local.get(request_id)
         if token is None:
             return False
@@ -151,6 +167,10 @@ class RedisRequestState:
 
     @property
     def client(self) -> Any:
+        """The ``redis.asyncio`` client: the injected one, else created on first use (5 s timeouts).
+
+        Importing ``redis`` happens here, so a missing ``redis`` extra raises ``ImportError`` now.
+        """
         if self._client is None:
             import redis.asyncio
 
@@ -168,6 +188,11 @@ class RedisRequestState:
             self._tasks[0].result()  # the listener failed: raise its error
 
     async def close(self) -> None:
+        """Stop the listener and renewal tasks (their errors are swallowed) and close the client.
+
+        An injected client is closed too. Tokens in :attr:`local` are kept; a later :meth:`start`
+        waits for its own subscription.
+        """
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -241,6 +266,10 @@ class RedisRequestState:
                 token.cancel(text.removeprefix("cancel:"))
 
     async def claim(self, request_id: str, token: CancelToken) -> bool:
+        """Claim ``request_id`` in Redis for one lease (``SET NX``); False if it runs anywhere.
+
+        Raises :class:`StateUnavailable` when Redis cannot be reached; ``token`` is then not kept.
+        """
         if request_id in self.local:
             return False
         self.local[request_id] = token  # before the key exists, so no cancel can miss it
@@ -254,6 +283,10 @@ class RedisRequestState:
         return bool(claimed)
 
     async def release(self, request_id: str) -> None:
+        """Forget ``request_id`` and delete its key if this process still owns it.
+
+        A Redis error is logged, not raised: the lease then expires on its own.
+        """
         self.local.pop(request_id, None)
         try:
             await self.client.eval(_RELEASE_SCRIPT, 1, self._key(request_id), self.owner)
@@ -261,6 +294,11 @@ class RedisRequestState:
             log.warning("could not release request %r in Redis", request_id, exc_info=True)
 
     async def cancel(self, request_id: str, reason: str) -> bool:
+        """Cancel ``request_id`` here, or store and publish a cancel for the process that runs it.
+
+        False when no process holds the id. True for a remote run means the cancel was sent, not yet
+        received. Raises :class:`StateUnavailable` when Redis cannot be reached.
+        """
         token = self.local.get(request_id)
         if token is not None:
             token.cancel(reason)

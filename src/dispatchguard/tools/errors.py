@@ -19,6 +19,7 @@ class ToolError(Exception):
 
     @property
     def error_details(self) -> dict[str, Any]:
+        """A copy of the keyword details, which the dispatcher merges into the error JSON."""
         return dict(self.details)
 
 

@@ -67,6 +67,7 @@ class SearchHit:
     text: str
 
     def as_dict(self) -> dict[str, Any]:
+        """The hit as ``rag_search`` answers it (``position`` is called ``chunk`` there)."""
         return {
             "source": self.source,
             "collection": self.collection,
@@ -141,6 +142,7 @@ class RagIndex:
             raise sqlite3.DatabaseError(f"{self.path} is not a dispatchguard rag index (no chunks tables)")
 
     def close(self) -> None:
+        """Close the connection; the index cannot be used afterwards."""
         with self._lock:
             self._conn.close()
 
@@ -168,6 +170,10 @@ class RagIndex:
         return len(chunks)
 
     def remove_collection(self, collection: str) -> int:
+        """Delete every chunk of ``collection``: the number of chunks removed (0 if none).
+
+        An index opened without ``create`` is read-only: ``sqlite3.OperationalError``.
+        """
         with self._lock:
             return self._conn.execute("DELETE FROM chunks WHERE collection = ?", (collection,)).rowcount
 
@@ -308,4 +314,8 @@ class RagSearch:
     args_schema = RAG_SEARCH_SCHEMA
 
     def run(self, **args: Any) -> str:
+        """:func:`rag_search` with the checked arguments (``limit`` 5, ``global`` false by default).
+
+        Raises :class:`ToolArgumentError` or :class:`ToolNotConfigured` as :func:`rag_search` does.
+        """
         return rag_search(args["query"], args.get("limit", 5), search_all=args.get("global", False))

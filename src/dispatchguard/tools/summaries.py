@@ -22,6 +22,7 @@ def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 @register_summarizer("rag_search")
 def summarize_rag_search(value: Any) -> str:
+    """Count, query and scope, then the first three hits with their source, score and a snippet."""
     results = value["results"]
     head = f"{len(results)} passage{'' if len(results) == 1 else 's'} for {value['query']!r} in {value['scope']}"
     if not results:
@@ -36,6 +37,7 @@ def summarize_rag_search(value: Any) -> str:
 
 @register_summarizer("generate_image")
 def summarize_generate_image(value: Any) -> str:
+    """Where the request goes, its size, steps and guidance, and the prompt cut to 200 chars."""
     request = value["request"]
     where = value.get("endpoint") or "the application's image endpoint"
     return (

@@ -21,6 +21,7 @@ _EXPECTED = {"int_type": "integer", "int_parsing": "integer", "int_from_float": 
 
 
 def shown_value(v: Any) -> str:
+    """A value as error messages show it: JSON type, then a bounded rendering (``string "ab"``)."""
     from dispatchguard.runtime.models import json_type_name, short_repr
 
     return f"{json_type_name(v)} {short_repr(v)}"

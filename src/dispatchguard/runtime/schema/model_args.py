@@ -36,6 +36,7 @@ __all__ = ["compile_model", "compile_signature", "is_pydantic_model"]
 
 
 def is_pydantic_model(obj: Any) -> bool:
+    """Whether ``obj`` is a pydantic v2 model class (not an instance, not a pydantic v1 model)."""
     return isinstance(obj, type) and issubclass(obj, BaseModel)
 
 

@@ -165,6 +165,10 @@ def _model_from_fields(node: dict) -> dict:
 
 
 def accepts_null(node: Any, defs: Mapping[str, Any]) -> bool:
+    """Whether the pydantic-core schema ``node`` lets ``None`` through (refs resolved in ``defs``).
+
+    Conservative: a node type it does not know, or a non-dict node, counts as refusing null.
+    """
     if not isinstance(node, dict):
         return False
     t = node.get("type")
