@@ -313,7 +313,7 @@ class Resolver:
 
     def name_kind(self, info: ModuleInfo, name: str, full: bool = False) -> str | None:
         """The kind of a dotted name written in module ``info`` (imports and definitions followed; with
-        ``full``, plain classes told apart); a name neither imported nor defined is only a bare base.
+        ``full``, plain classes told apart); else a tool class only if it is a bare configured base.
         """
         qual = self.local_qual(info, name)
         return self._kind(qual, full) if qual else self.external_bare(name)
