@@ -76,10 +76,12 @@ class CacheEntry:
     result: FileResult | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The entry as the JSON object the cache file stores (its result included)."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_json(cls, data: Any) -> CacheEntry | None:
+        """The entry the cache file stored, or None when it is not of the expected shape."""
         if not isinstance(data, dict):
             return None
         stat, summary, error = data.get("stat"), data.get("summary"), data.get("error")
@@ -125,6 +127,11 @@ class ResultCache:
         self.dirty = False
 
     def load(self) -> None:
+        """Read the cache file into :attr:`entries`, the tool words and the library summaries.
+
+        A missing or unreadable file, another ``CACHE_VERSION`` or another environment stamp leaves
+        the cache empty; entries of an unexpected shape are dropped one by one.
+        """
         try:
             with open(self.file, "rb") as fh:
                 data = json.load(fh)
@@ -152,9 +159,11 @@ class ResultCache:
                 self.entries[key] = entry
 
     def get(self, key: str) -> CacheEntry | None:
+        """The entry of the file at this absolute path, or None when the cache has none."""
         return self.entries.get(key)
 
     def put(self, key: str, entry: CacheEntry) -> None:
+        """Record a file's entry (keyed by its absolute path); the cache is written on :meth:`save`."""
         self.entries[key] = entry
         self.dirty = True
 

@@ -43,6 +43,7 @@ class Caller:
 
     @property
     def where(self) -> str:
+        """``relpath:line``, as the unsafe fix's message names the call."""
         return f"{self.relpath}:{self.line}"
 
 

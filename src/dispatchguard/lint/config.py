@@ -218,6 +218,7 @@ def glob_match(pattern: str, relpath: str) -> bool:
 
 
 def any_glob(patterns: Iterable[str], relpath: str) -> bool:
+    """Whether ``relpath`` (root-relative, POSIX) matches one of the globs (compiled once per list)."""
     return _glob_set(tuple(patterns))(relpath)
 
 
@@ -288,6 +289,10 @@ def find_root(paths: Sequence[str | os.PathLike[str]]) -> RootInfo:
 
 
 def has_table(pyproject: Path) -> bool:
+    """Whether this pyproject.toml has a ``[tool.dispatchguard]`` table.
+
+    Raises :class:`ConfigError` when it cannot be read or is not valid TOML.
+    """
     data = read_toml(pyproject)
     return isinstance(data.get("tool"), dict) and "dispatchguard" in data["tool"]
 

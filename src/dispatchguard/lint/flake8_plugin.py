@@ -46,6 +46,12 @@ class Plugin:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type[Any]]]:
+        """The findings of flake8's file as ``(line, 0-based col, "DGnnn message", type)``.
+
+        The buffer is checked by the editor path; an excluded file gives nothing, a configuration error
+        one DG001 at line 1. File-wide ``# noqa`` is applied here; flake8 applies line ``# noqa``
+        itself, except the spellings it does not read, which are applied here too.
+        """
         if self.filename in ("-", "stdin") or not isinstance(self.tree, ast.Module):
             path = Path.cwd() / "stdin.py"
         else:

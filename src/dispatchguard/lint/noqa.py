@@ -41,6 +41,7 @@ class Noqa:
     end: int
 
     def suppresses(self, code: str) -> bool:
+        """Whether this directive covers ``code`` (no codes: every code; listed codes match as prefixes)."""
         return codes_match(self.codes, code)
 
 

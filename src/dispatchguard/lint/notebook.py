@@ -83,6 +83,7 @@ class Notebook:
 
     @property
     def line_count(self) -> int:
+        """The number of lines of the virtual source (every code cell's lines, blanked ones included)."""
         return sum(len(c.lines) for c in self.cells)
 
     def position(self, line: int) -> tuple[int, int]:
@@ -172,6 +173,7 @@ def _split(text: str) -> list[str]:
 
 
 def is_notebook(path: str | Path) -> bool:
+    """Whether ``path`` names a notebook, by its ``.ipynb`` suffix alone (the file is not read)."""
     return str(path).endswith(NOTEBOOK_SUFFIX)
 
 

@@ -44,6 +44,11 @@ def readable_source(data: bytes) -> bool:
 
 
 def parse_bytes(data: bytes) -> tuple[ast.Module | None, list[Any] | None]:
+    """A file's tree and None, or None and its DG001 error ``[line, col, message]`` (1-based).
+
+    PEP 695 syntax is rewritten for an older interpreter; a PEP 701 f-string's error names the
+    Python to use; undecodable or too deeply nested files give an error, never an exception.
+    """
     try:
         return ast.parse(data), None
     except SyntaxError as exc:
@@ -86,6 +91,7 @@ def quiet_parsing() -> Iterator[None]:
 
 
 def decode_lines(data: bytes) -> list[str]:
+    """A file's lines as text (coding cookie or BOM honoured, bad bytes replaced), for ``# noqa``."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding, errors="replace")

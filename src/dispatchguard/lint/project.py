@@ -214,6 +214,11 @@ class Project:
     # ---------------------------------------------------------------- loading (ModuleSource)
 
     def module(self, name: str, *, any_module: bool) -> ModuleInfo | None:
+        """The resolver's :class:`ModuleSource` question: the module of the project module ``name``.
+
+        Summarised on first use (from what is known, or by parsing the file); None when it does not
+        parse, or when it is not a candidate and ``any_module`` is false. ``name`` must be in ``owners``.
+        """
         key = self.owners[name]
         info = self.infos.get(key)
         if info is not None:
@@ -250,6 +255,7 @@ class Project:
         return loaded
 
     def add(self, key: str, summary: dict[str, Any]) -> ModuleInfo:
+        """Make ``summary`` the loaded module of file ``key`` and return it; the resolver's memo is dropped."""
         name, aliases, is_package = self.module_names[key]
         info = ModuleInfo(name, is_package, summary, aliases)
         self.infos[key] = info
@@ -305,12 +311,17 @@ class Project:
     # ---------------------------------------------------------------- per-file settings
 
     def facts(self, relpath: str) -> FileFacts:
+        """What the rules' ``exempt`` judges a file by: whether it is a test or a tool module (globs)."""
         config = self.config
         return FileFacts(relpath, any_glob(config.test_patterns, relpath), any_glob(config.tool_modules, relpath))
 
     def deps_valid(
         self, deps: Iterable[list[Any]], class_deps: Iterable[list[Any]], return_deps: Iterable[list[Any]] = ()
     ) -> bool:
+        """Whether a walk's recorded lookups still hold: each kind, full kind and return verdict is
+        what the resolver answers now (which may load modules). A cached or speculative result is
+        kept only then.
+        """
         resolver = self.resolver
         kind, full_kind, returns = resolver.kind, resolver.full_kind, resolver.function_returns
         return (
@@ -354,6 +365,7 @@ def may_have_findings(data: bytes, words: WordSet) -> bool:
 
 
 def calls_private_run(data: bytes) -> bool:
+    """Whether the bytes name a ``._run``/``._arun`` call (DG101 reports those even without a tool word)."""
     return b"run" in data and PRIVATE_RUN.search(data) is not None
 
 

@@ -157,9 +157,11 @@ class Resolver:
     # ---------------------------------------------------------------- kinds
 
     def is_tool_base(self, qual: str) -> bool:
+        """Whether ``qual`` is a configured tool base (a bare configured name matches any last part)."""
         return qual in self._bases or qual.rsplit(".", 1)[-1] in self._bare_bases
 
     def is_tool_decorator(self, qual: str) -> bool:
+        """Whether ``qual`` is a configured tool decorator (a bare configured name matches any last part)."""
         return qual in self._decorators or qual.rsplit(".", 1)[-1] in self._bare_decorators
 
     def external_kind(self, qual: str) -> str | None:
@@ -291,6 +293,11 @@ class Resolver:
 
     @staticmethod
     def annotation_kind(name_kind: Any, desc: list) -> str | None:
+        """The kind of a value annotated by an ``["ann", names, items, types]`` descriptor.
+
+        A tool for an instance of a tool class, a registry for a container of them, a tool class for
+        ``type[...]`` of one, else None; ``name_kind`` gives each named type's kind.
+        """
         _, names, items, types = desc
         if any(name_kind(n) == CLASS for n in names):
             return TOOL
@@ -305,10 +312,14 @@ class Resolver:
         return CLASS if name.rsplit(".", 1)[-1] in self._bare_bases else None
 
     def name_kind(self, info: ModuleInfo, name: str, full: bool = False) -> str | None:
+        """The kind of a dotted name written in module ``info`` (imports and definitions followed; with
+        ``full``, plain classes told apart); else a tool class only if it is a bare configured base.
+        """
         qual = self.local_qual(info, name)
         return self._kind(qual, full) if qual else self.external_bare(name)
 
     def call_kind(self, info: ModuleInfo, callee: str, options_only: bool = False) -> str | None:
+        """What calling ``callee`` (written in ``info``) gives (:meth:`result_of_call`); None if unbound."""
         qual = self.local_qual(info, callee)
         if qual is None:
             return None

@@ -123,15 +123,19 @@ class ToolFacts:
     # ------------------------------------------------------------------ modules
 
     def info(self, key: str) -> ModuleInfo | None:
+        """The module of the project file ``key``, loaded (parsed if need be) on first use; None if unparsable."""
         return self.project.load(key)
 
     def module_name(self, key: str) -> str:
+        """The module name of the project file ``key`` (its primary name, not an alias)."""
         return self.project.module_names[key][0]
 
     def module_key(self, module: str) -> str | None:
+        """The file key (absolute POSIX path) of the project module ``module``; None for one outside it."""
         return self.project.owners.get(module)
 
     def qualify(self, key: str, name: str) -> str | None:
+        """The qualified name ``name`` written in file ``key`` refers to; None if it is not bound there."""
         info = self.info(key)
         return self.resolver.local_qual(info, name) if info is not None else None
 

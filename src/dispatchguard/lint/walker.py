@@ -111,6 +111,11 @@ class Context:
     # ================================================================ driving
 
     def run(self, tree: ast.Module) -> list[RawFinding]:
+        """Walk the module and return its raw findings (line, 0-based byte col, end, code, message).
+
+        Call rules run as the walk meets each call; tool-method and tool-function rules run once the
+        whole module is walked. The lookups made are left in ``deps``, ``class_deps`` and ``return_deps``.
+        """
         self.tree = tree
         try:
             self.body(tree.body)
@@ -138,11 +143,13 @@ class Context:
         return list(found.values())
 
     def visit(self, node: ast.AST) -> None:
+        """Hand ``node`` to its handler (``HANDLERS``: its effect on the walk's state, call rules included)."""
         handler = _DISPATCH.get(type(node), _generic)
         if handler is not None:
             handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
+        """Walk the children of a node no handler claims, each through its own handler; leaves are skipped."""
         # the hot loop of the checker: leaves (names, constants, contexts, operators) are skipped
         # without a call, one table lookup per child, and only fields that can hold nodes are read
         dispatch = _DISPATCH
@@ -161,6 +168,7 @@ class Context:
                     handler(self, value)
 
     def body(self, stmts: list[ast.stmt]) -> None:
+        """Walk a block's statements in order, each through its handler (bindings take effect in order)."""
         dispatch = _DISPATCH
         for stmt in stmts:
             handler = dispatch.get(type(stmt), _generic)
@@ -168,6 +176,7 @@ class Context:
                 handler(self, stmt)
 
     def report(self, node: ast.AST, code: str, message: str) -> None:
+        """Record a finding of ``code`` spanning ``node``; ``# noqa`` is applied later, by ``checking``."""
         self.findings.append(
             (
                 node.lineno,  # type: ignore[attr-defined]
@@ -182,17 +191,22 @@ class Context:
     # ================================================================ knowledge
 
     def kind(self, qual: str) -> str | None:
+        """The resolver's kind of ``qual`` (may load modules), recorded in ``deps`` for revalidation."""
         k = self.resolver.kind(qual)
         self.deps[qual] = k
         return k
 
     def is_class(self, qual: str) -> bool:
+        """Whether ``qual`` is a tool class or a plain class (the resolver's ``full_kind``, which may load
+        modules), recorded in ``class_deps``.
+        """
         k = self.resolver.full_kind(qual)
         self.class_deps[qual] = k
         return k in (CLASS, PLAIN_CLASS)
 
     @property
     def function(self) -> FunctionInfo | None:
+        """The innermost function the walk is in; None at module level and in a top-level class body."""
         for scope in reversed(self.scopes):
             if scope.kind == "function":
                 return scope.fn
@@ -200,6 +214,7 @@ class Context:
 
     @property
     def in_dispatcher(self) -> bool:
+        """Whether the walk is inside a configured dispatcher function (where tools may be run)."""
         return self.dispatcher_depth > 0
 
     def module_function(self, qual: str) -> FunctionInfo | None:
@@ -255,9 +270,13 @@ class Context:
         return bool(descs) and name not in self.info.imports and all(d[0] == "class" for d in descs)
 
     def method(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
+        """The method ``name`` of ``fn``'s class, as walked in this module; None if ``fn`` is not a method."""
         return self.functions.get(f"{fn.class_name}.{name}") if fn.class_name is not None else None
 
     def function_returns(self, qual: str) -> str | None:
+        """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
+        summary through the resolver (which may load modules); memoised in ``return_deps``.
+        """
         try:
             return self.return_deps[qual]
         except KeyError:
@@ -265,6 +284,7 @@ class Context:
             return verdict
 
     def module_text(self, name: str) -> str | None:
+        """The str constant a module-level name is bound to, as the walk has seen so far; else None."""
         return self.texts.get(name)
 
     def declared_returns(self, qual: str) -> str | None:
@@ -273,6 +293,7 @@ class Context:
         return self.resolver.declared.function_returns(qual) if self.resolver.outside(qual) else None
 
     def method_returns(self, class_qual: str, method: str) -> str | None:
+        """What a method of a class outside the project declares it returns, when not JSON text; else None."""
         return self.resolver.declared.method_returns(class_qual, method)
 
     def instance_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
@@ -291,6 +312,11 @@ class Context:
         return None if name is None else self.qual_of_name(name, fn.scopes if fn is not None else None)
 
     def qual_of_name(self, name: str, scopes: list[Scope] | None = None) -> str | None:
+        """The qualified name of a dotted ``name`` seen from ``scopes`` (default: the walk's position).
+
+        A function's local import gives its target; any other local binding gives None; else the
+        module's imports and definitions tell (None for builtins and unknown names).
+        """
         head, _, tail = name.partition(".")
         for scope in reversed(scopes if scopes is not None else self.scopes):
             if scope.kind != "function":
@@ -303,6 +329,9 @@ class Context:
         return self.resolver.local_qual(self.info, name)
 
     def lookup(self, name: str) -> str | None:
+        """The kind of a bare name at the walk's position: a function's local binding, else the module's
+        binding through the resolver (recorded in ``deps``); else a tool class only if a bare base.
+        """
         for scope in reversed(self.scopes):
             if scope.kind == "function" and name in scope.names:
                 return scope.names[name]
@@ -367,6 +396,9 @@ class Context:
         return None
 
     def kind_of(self, node: ast.AST) -> str | None:
+        """What an expression is (:mod:`.kinds`, or None): names, attributes (``self.x`` from the class's
+        attributes), calls by what they give, an item of a registry, a display of tools.
+        """
         node_type = type(node)  # parsed trees hold no subclasses of the node types
         if node_type not in _KIND_NODES:
             return None
@@ -414,6 +446,9 @@ class Context:
         return self.callee_result
 
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
+        """The kind of a value annotated so: a tool for an instance of a tool class, a registry for a
+        container of them, a tool class for ``type[...]`` of one; None otherwise (or no annotation).
+        """
         if type(annotation) is ast.Name:  # annotation_desc's answer for a bare name, without lists
             name = annotation.id  # type: ignore[union-attr]
             if name in _PLAIN_TYPES or name in ("None", "object"):

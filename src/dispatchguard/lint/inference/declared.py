@@ -62,6 +62,7 @@ class DeclaredTypes:
         return self._memoised((class_qual, method), lambda: self._method(class_qual, method))
 
     def is_class(self, qual: str) -> bool:
+        """Whether ``qual`` is a class in the stubs or sources outside the project (False if unreadable)."""
         return self._memoised(("class", qual), lambda: "class" if self._class(qual) else None) is not None
 
     # ---------------------------------------------------------------- typeshed_client
@@ -77,6 +78,7 @@ class DeclaredTypes:
 
     @property
     def resolver(self) -> Any:
+        """The ``typeshed_client`` resolver of the import folders, made (and imported) on first use."""
         if self._resolver is None:
             import typeshed_client
 

@@ -26,6 +26,7 @@ class SyntaxFunction:
 
     @property
     def returns(self) -> list[ast.Return]:
+        """The function's return statements, nested scopes left out; collected on first use."""
         if self._returns is None:
             self._returns = []
             _collect_returns(self.node.body, self._returns)
@@ -33,6 +34,7 @@ class SyntaxFunction:
 
     @property
     def assigns(self) -> dict[str, list[ast.AST | None]]:
+        """Local name -> the values bound to it (None: a parameter or an unknown value); built on first use."""
         if self._assigns is None:
             args = self.node.args
             params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
@@ -59,6 +61,7 @@ class SyntaxFunction:
         return False
 
     def shadows(self, name: str) -> bool:
+        """Whether ``name`` is a parameter or bound in the function's own body (builds :attr:`assigns`)."""
         return name in self.assigns
 
 
@@ -202,6 +205,10 @@ class ModuleKnowledge:
         self._constants: dict[str, ast.expr | None] | None = None
 
     def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
+        """``node``'s dotted name through the module's own imports (as written) or top-level names (bare).
+
+        None when its head is bound locally in ``fn``, or is neither imported nor defined at top level.
+        """
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -215,31 +222,40 @@ class ModuleKnowledge:
         return ".".join([base, *reversed(parts)])
 
     def module_function(self, qual: str) -> Function | None:
+        """The module's own summarised top-level function named ``qual`` (a bare name), or None."""
         return self.functions.get(qual)
 
     def method(self, fn: Function, name: str) -> Function | None:
+        """Always None: the index does not follow ``self`` calls across a class."""
         return None
 
     def function_returns(self, qual: str) -> str | None:
+        """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business
 
     def is_class(self, qual: str) -> bool:
+        """Always False: an instance of a class stays unknown in the index."""
         return False
 
     def declared_returns(self, qual: str) -> str | None:
+        """Always None: the declared types outside the project are the walker's, not the index's."""
         return None  # outside the file: the resolver's business
 
     def instance_class(self, node: ast.AST, fn: Function) -> str | None:
+        """Always None: the index never asks what outside class a receiver is an instance of."""
         return None
 
     def method_returns(self, class_qual: str, method: str) -> str | None:
+        """Always None: outside classes' declared methods are the walker's, not the index's."""
         return None
 
     def module_text(self, name: str) -> str | None:
+        """The text of a top-level name bound once to a str constant, else None."""
         value = self.constants().get(name)
         return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
 
     def module_literal(self, name: str) -> ast.expr | None:
+        """The literal a top-level name is bound to once (see :meth:`constants`), else None."""
         return self.constants().get(name)
 
     def constants(self) -> dict[str, ast.expr | None]:

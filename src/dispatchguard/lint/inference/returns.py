@@ -208,6 +208,10 @@ class Classifier:
         return f"{what} (declared `-> {shown}`)"
 
     def annotation(self, node: ast.expr, fn: Function) -> str | None:
+        """What the values of annotation ``node`` are when none is JSON text, else None.
+
+        A name resolved in ``fn``'s scope to a class the Knowledge knows counts as ``an instance of``.
+        """
         def project_class(base: ast.expr) -> bool:
             qual = self.ctx.qualified_name(base, fn) if isinstance(base, (ast.Name, ast.Attribute)) else None
             return qual is not None and self.ctx.is_class(qual)
@@ -225,6 +229,7 @@ class Classifier:
         return handler(self, node, fn, depth) if handler is not None else None
 
     def constant(self, node: ast.Constant, fn: Function, depth: int) -> str | None:
+        """A str constant is JSON when it parses as JSON, else not; None, bytes, bools and numbers are not."""
         value = node.value
         if isinstance(value, str):
             try:
@@ -239,9 +244,11 @@ class Classifier:
         return "a bool" if isinstance(value, bool) else "a number"
 
     def awaited(self, node: ast.Await, fn: Function, depth: int) -> str | None:
+        """``await x``: the verdict of ``x`` (an awaited coroutine's result is what its function returns)."""
         return self.classify(node.value, fn, depth + 1)
 
     def either(self, node: ast.IfExp, fn: Function, depth: int) -> str | None:
+        """``a if c else b``: JSON when both branches are, else the first branch known not to be; else None."""
         a = self.classify(node.body, fn, depth + 1)
         b = self.classify(node.orelse, fn, depth + 1)
         if a == JSON and b == JSON:
@@ -249,9 +256,11 @@ class Classifier:
         return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
 
     def unary(self, node: ast.UnaryOp, fn: Function, depth: int) -> str | None:
+        """A number for a signed or inverted number literal, a bool for ``not x``; else None."""
         return _unary(node)
 
     def named(self, node: ast.Name, fn: Function, depth: int) -> str | None:
+        """A name's verdict from the values bound to it (see :meth:`name`)."""
         return self.name(node.id, fn, depth)
 
     def sliced(self, node: ast.Subscript, fn: Function, depth: int) -> str | None:
@@ -265,6 +274,9 @@ class Classifier:
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
+        """``+``: text glued to JSON or to text that cannot be JSON, or a number; ``%``: a template JSON
+        cannot start with; ``-``, ``/``, ``//``, ``**``: a number. Anything else is None.
+        """
         op = node.op
         if isinstance(op, ast.Add):
             sides = [self.classify(node.left, fn, depth + 1), self.classify(node.right, fn, depth + 1)]
@@ -338,6 +350,10 @@ class Classifier:
         return all(p[0] for p in parts), all(e[1] for e in ends_)
 
     def name(self, name: str, fn: Function, depth: int) -> str | None:
+        """The verdict of a name: of every local value bound to it (JSON if all are, not JSON if all are
+        known not to be), else of the module-level literal it names; ``+=`` counts when the text's edges
+        rule JSON out. None when a binding is unknown or the name refers to itself.
+        """
         values = fn.assigns.get(name)
         if not values:
             literal = None if fn.shadows(name) else self.ctx.module_literal(name)
@@ -375,6 +391,10 @@ class Classifier:
         return None
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
+        ``_NOT_JSON_METHODS``), then by a ``self``/``cls`` method's own verdict, then by what the outside
+        class of the receiver declares the method returns; None when none of these tells.
+        """
         attr = func.attr
         handler = _METHOD_HANDLERS.get(attr)
         verdict = handler(self, node, func, fn, depth) if handler is not None else None
@@ -391,6 +411,10 @@ class Classifier:
         return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)" if declared is not None else None  # type: ignore[union-attr]
 
     def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
+        """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
+        (classified here), another module's return summary, an instance of a project class, or the
+        declared return of a function outside the project; None when none of them tells.
+        """
         ctx = self.ctx
         last = qual.rsplit(".", 1)[-1]
         if qual in _JSON_FUNCS or last == "ensure_json_str" or _is_json_module_dumps(qual):
@@ -411,6 +435,7 @@ class Classifier:
         return f"{declared} (from `{last}`)" if declared is not None else None
 
     def builtin_call(self, name: str, node: ast.Call, fn: Function, depth: int) -> str | None:
+        """A builtin's verdict (``str(...)``, ``dict(...)``, ``len(...)``); None for a shadowed or unlisted name."""
         if name == "ensure_json_str":
             return JSON
         if name not in _NOT_JSON_BUILTINS or fn.shadows(name):
@@ -564,10 +589,12 @@ def _is_json_module_dumps(qual: str) -> bool:
 
 
 def bad_start(text: str) -> bool:
+    """Whether ``text`` (white space aside) starts with a character no JSON text starts with."""
     stripped = text.lstrip()
     return bool(stripped) and stripped[0] not in _JSON_FIRST
 
 
 def bad_end(text: str) -> bool:
+    """Whether ``text`` (white space aside) ends with a character no JSON text ends with."""
     stripped = text.rstrip()
     return bool(stripped) and stripped[-1] not in _JSON_LAST

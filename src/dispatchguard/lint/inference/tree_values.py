@@ -13,6 +13,7 @@ from dispatchguard.lint.index import dotted
 
 
 def parents(tree: ast.AST) -> dict[int, ast.AST]:
+    """``id(child)`` -> parent node for every node of ``tree`` (one full walk: callers cache it)."""
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
@@ -23,6 +24,7 @@ def scope_of(tree: ast.Module, node: ast.AST) -> ast.AST:
 
 
 def top_function(tree: ast.Module | ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function named ``name`` defined directly in the module or class body (the first), or None."""
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             return stmt

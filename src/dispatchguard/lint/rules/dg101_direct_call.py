@@ -46,6 +46,12 @@ def _passed_tool(ctx: Context, receiver: ast.expr) -> bool:
 
 
 def check_call(ctx: Context, node: ast.Call) -> None:
+    """Report DG101 for a call that runs a tool directly (``t.run(...)``, ``t._run(...)``, ``t(...)``).
+
+    Any ``._run``/``._arun`` counts, as do run methods of a tool or of a parameter every caller fills
+    with a tool; calls inside a dispatcher, on ``self``/``super()``, and the project's detected
+    dispatch points (a tool looked up by a run-time key, the model's tool calls) are not reported.
+    """
     if ctx.in_dispatcher:
         return
     func = node.func

@@ -43,6 +43,11 @@ def _factory(ctx: Context, node: ast.Call) -> bool:
 
 
 def check_call(ctx: Context, node: ast.Call) -> None:
+    """Report DG102 for a call of a tool class (an instantiation) in a file that is not a tool module.
+
+    With no ``tool-modules`` configured, building a class the module defines, or building tools in
+    a factory (``get_tools()``) or an adapter (``name=`` from a parameter), is not reported.
+    """
     func = node.func
     if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
         # with no tool-modules configured, a module that defines a tool class is a home of that

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 
 def check_tool_method(ctx: Context, fn: FunctionInfo) -> None:
+    """Report DG103 for each way a tool class's run method can return something other than JSON text."""
     check_returns(ctx, fn, RULE.code, RULE.message, fn.qualname)
 
 

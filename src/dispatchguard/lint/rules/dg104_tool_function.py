@@ -21,6 +21,7 @@ def exempt(file: FileFacts) -> bool:
 
 
 def check_tool_function(ctx: Context, fn: FunctionInfo) -> None:
+    """Report DG104 for each way a tool function can return something other than JSON text."""
     check_returns(ctx, fn, RULE.code, RULE.message, fn.qualname)
 
 
