@@ -114,7 +114,8 @@ class Function(Protocol):
         """Local name -> the values bound to it (None: a binding whose value is unknown)."""
 
     @property
-    def is_generator(self) -> bool: ...
+    def is_generator(self) -> bool:
+        """Whether it yields (or binds with ``:=``): its returns then say nothing of its value."""
 
     def shadows(self, name: str) -> bool:
         """Whether ``name`` is bound locally."""
@@ -123,19 +124,26 @@ class Function(Protocol):
 class Knowledge(Protocol):
     """What the classifier asks about names (see the walker's query API)."""
 
-    def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None: ...
+    def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
+        """The dotted name ``node`` refers to (seen from ``fn``), or None for locals, builtins, unknowns."""
 
-    def module_function(self, qual: str) -> Function | None: ...
+    def module_function(self, qual: str) -> Function | None:
+        """The function (or ``Class.method``) of the module being judged named ``qual``, or None."""
 
-    def method(self, fn: Function, name: str) -> Function | None: ...
+    def method(self, fn: Function, name: str) -> Function | None:
+        """The method ``name`` of ``fn``'s class, for ``self.name(...)`` calls; None when not known."""
 
-    def function_returns(self, qual: str) -> str | None: ...
+    def function_returns(self, qual: str) -> str | None:
+        """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
 
-    def is_class(self, qual: str) -> bool: ...
+    def is_class(self, qual: str) -> bool:
+        """Whether ``qual`` is a class of the project (a call of it gives an instance, not JSON text)."""
 
-    def module_text(self, name: str) -> str | None: ...
+    def module_text(self, name: str) -> str | None:
+        """The str constant a module-level name is bound to, else None."""
 
-    def module_literal(self, name: str) -> ast.expr | None: ...
+    def module_literal(self, name: str) -> ast.expr | None:
+        """The literal a module-level name is bound to (its only binding), else None."""
 
     def declared_returns(self, qual: str) -> str | None:
         """What a function outside the project declares it returns, when that is not JSON text."""
