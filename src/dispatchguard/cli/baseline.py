@@ -62,6 +62,7 @@ def normalise(line: str) -> str:
 
 
 def line_hash(line: str) -> str:
+    """Return the baseline ``source_hash``: 16 hex digits of the normalised line's SHA-256."""
     return hashlib.sha256(normalise(line).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -148,6 +149,7 @@ def load(path: str | os.PathLike[str]) -> Counter[Key]:
 
 
 def dumps(keys: Iterable[Key]) -> str:
+    """Return baseline JSON (version 1): equal keys merged with a count, entries sorted."""
     counts = Counter(keys)
     entries = [{**key._asdict(), "count": counts[key]} for key in sorted(counts)]
     data = {"version": VERSION, "generator": "dispatchguard", "findings": entries}

@@ -42,6 +42,7 @@ HUMAN_FORMATS = ("text", "concise", "full", "grouped")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the paths and the selection, output, execution, fix and baseline options."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -151,6 +152,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``dispatchguard check``: 0 no unsilenced finding (or --exit-zero, --write-baseline), 1
+    findings (or, with --exit-non-zero-on-fix, a fixed file), 2 usage, configuration or internal
+    error or a notebook that could not be read. A reader that closes the pipe early also gives 1."""
     try:
         return run_guarded(_run, args)
     except BrokenPipeError:

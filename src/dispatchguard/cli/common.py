@@ -123,6 +123,7 @@ def job_count(value: str) -> int:
 
 
 def print_error(message: str) -> None:
+    """Print ``dispatchguard: error: MESSAGE`` on stderr, its whitespace collapsed to one line."""
     print(f"dispatchguard: error: {' '.join(message.split())}", file=sys.stderr)
 
 
@@ -144,6 +145,7 @@ def run_guarded(body: Callable[[argparse.Namespace], int], args: argparse.Namesp
 
 
 def plural(count: int, noun: str) -> str:
+    """Return ``'COUNT NOUN'``, the noun with an ``s`` unless ``count`` is 1 (``0 files``)."""
     return f"{count} {noun}{'s' if count != 1 else ''}"
 
 

@@ -17,6 +17,8 @@ HELP = "gate the coverage of critical modules (exit 1 below --fail-under)"
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the coverage gate: 0 at or above --fail-under, 1 below, 2 when the settings or the
+    coverage data are unusable (one line on stderr)."""
     from dispatchguard.coverage_gate.cli import run_args
 
     return run_args(args)

@@ -32,6 +32,7 @@ HELP = "apply the automatic fixes ({})".format(", ".join(code for code, rule in 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the paths, the project and rule options, --unsafe-fixes, --diff and --verify."""
     parser.add_argument(
         "paths", nargs="*", default=["."], metavar="PATH", help="files or directories to fix (default: .)"
     )
@@ -63,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``dispatchguard fix``: files are rewritten in place (atomically), or with --diff only
+    printed. Exit 0 nothing needed fixing and no finding remains, 1 a file changed (or would) or
+    a finding remains, 2 usage, configuration or internal error or an unreadable notebook."""
     return run_guarded(_run, args)
 
 

@@ -15,11 +15,13 @@ HELP = "run the language server (JSON-RPC over stdio) for editors"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Accept ``--stdio``, which editors' clients pass; stdio is the only transport."""
     # editors' clients often pass --stdio; stdio is the only transport
     parser.add_argument("--stdio", action="store_true", help="talk over standard input and output (the default)")
 
 
 def run(args: argparse.Namespace) -> int:
+    """Serve LSP on stdin/stdout; 0 after the client's ``exit``, 2 when pygls is not installed."""
     return run_guarded(_run, args)
 
 

@@ -54,6 +54,9 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the subcommand named in ``argv`` (default: ``sys.argv[1:]``) and return its exit status.
+    Only that subcommand's module is imported. Usage errors and ``--help``/``--version`` raise
+    ``SystemExit`` from argparse (status 2, resp. 0) instead of returning."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     args = build_parser(command).parse_args(argv)

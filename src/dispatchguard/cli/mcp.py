@@ -23,6 +23,7 @@ FACTORY = "dispatchguard.mcp.server:app_from_environment"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --registry (required), the transport, its HTTP options, timeout and log level."""
     parser.add_argument("--registry", required=True, metavar="MODULE:NAME",
                         help="the ToolRegistry to serve, e.g. dispatchguard.tools:REFERENCE_TOOLS")
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
@@ -47,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Serve the registry over MCP until the server stops, then return 0; 2 (one line on stderr)
+    when the mcp SDK is missing, the registry or HTTP settings are invalid or --workers is given
+    with stdio. With --workers > 1 the settings reach the workers through the environment."""
     return run_guarded(_run, args)
 
 

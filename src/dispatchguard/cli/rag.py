@@ -22,6 +22,7 @@ DEFAULT_INDEX = "rag.sqlite"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --index and the ``index``, ``search`` and ``collections`` actions."""
     parser.add_argument(
         "--index", metavar="FILE", help=f"index file (default: $DISPATCHGUARD_TOOLS_RAG_INDEX or {DEFAULT_INDEX})"
     )
@@ -41,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the rag action and return its exit status: 0 done, 1 ``index`` skipped a path or
+    ``search`` found nothing, 2 no index file, an invalid --limit or an SQLite error. ``index``
+    creates or updates the index file; ``search`` prints one JSON object per line."""
     # Imported here: building the `dispatchguard` parser must not load the tools (httpx, pydantic).
     from dispatchguard.tools.rag import RagIndex
     from dispatchguard.tools.settings import get_tool_settings

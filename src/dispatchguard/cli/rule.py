@@ -24,6 +24,7 @@ CHECKOUT_DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the rule code or --all (one is required) and --output-format text or json."""
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("code", nargs="?", metavar="CODE", help="the rule code, e.g. DG101")
     which.add_argument("--all", action="store_true", help="every rule")
@@ -31,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the rule page(s) and return 0; 2 for an unknown code or an uninstalled page."""
     return run_guarded(_run, args)
 
 

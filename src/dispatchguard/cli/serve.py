@@ -22,6 +22,7 @@ FACTORY = "dispatchguard.server.factory:app_from_environment"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the bind address, workers, model provider and server, registry, limits and timeouts."""
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
     parser.add_argument("--workers", type=positive(int), default=1,
@@ -56,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Serve the /chat app with uvicorn until it stops, then return 0; 2 (one line on stderr) when
+    the server extra is missing or the settings are invalid. --workers > 1 pass the settings to
+    the workers in the environment and warn when DISPATCHGUARD_REDIS_URL is not set."""
     try:
         import fastapi  # noqa: F401
         import uvicorn

@@ -30,6 +30,7 @@ def _field(key: str) -> str:
 
 
 def toml_value(value: Any) -> str:
+    """Return a value as TOML: a bool, number or string as such, else an array (``''`` as ALL)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
@@ -49,6 +50,8 @@ def _given(table: dict[str, Any], key: str) -> bool:
 
 
 def origin(key: str, table: dict[str, Any], file: Path | None, args: argparse.Namespace) -> str:
+    """Return where a setting came from, for its comment: ``command line (--KEY)``, ``default``, the
+    configuration file, or ``default + FILE`` for keys that add to the default."""
     if key in OPTIONS and getattr(args, _field(key), None):
         return f"command line (--{key})"
     if key == "exclude":
@@ -63,10 +66,13 @@ def origin(key: str, table: dict[str, Any], file: Path | None, args: argparse.Na
 
 
 def render(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) -> str:
+    """Return the --show-settings text: the effective settings, then what they led to detect."""
     return settings(config, root, args) + detected(config, args.paths)
 
 
 def settings(config: LintConfig, root: RootInfo | None, args: argparse.Namespace) -> str:
+    """Return the project root, the configuration file and the effective ``[tool.dispatchguard]``
+    and ``[tool.dispatchguard.coverage]`` settings as TOML, each value commented with its origin."""
     file = config.config_file
     table = table_of(file) if file is not None else {}
     lines = [

@@ -23,6 +23,7 @@ HELP = "run the project's tools and check that every call answers JSON text"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the paths, --config, --cases, --timeout, --output-format and -j."""
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
     parser.add_argument("--config", metavar="FILE", help="read [tool.dispatchguard] from FILE")
     parser.add_argument("--cases", type=int, metavar="N", help="calls per tool (default: 10)")
@@ -37,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``dispatchguard verify``: 0 every tool that could be built kept the contract, 1 a tool
+    broke it (or hung, or crashed), 2 usage, configuration or internal error. Summary on stderr."""
     return run_guarded(_run, args)
 
 

@@ -69,16 +69,20 @@ class FileContext:
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     def byte_col(self, line: int, char_col: int) -> int:
+        """Return the UTF-8 byte column of a 0-based character column on a 1-based line."""
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return len(text[:char_col].encode("utf-8"))
 
     def node_start(self, node: Any) -> int:
+        """Return the character offset in ``text`` where an ``ast`` node starts."""
         return self.offset(node.lineno, self.char_col(node.lineno, node.col_offset))
 
     def node_end(self, node: Any) -> int:
+        """Return the character offset in ``text`` just past the end of an ``ast`` node."""
         return self.offset(node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset))
 
     def source(self, node: Any) -> str:
+        """Return the exact source text of an ``ast`` node, comments and line breaks included."""
         return self.text[self.node_start(node) : self.node_end(node)]
 
     def _path(self, line: int, col: int) -> tuple[list[Any], tuple[int, int]]:

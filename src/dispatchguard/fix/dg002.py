@@ -17,6 +17,8 @@ from dispatchguard.lint.rules.dg002_unused_noqa import listed_codes
 
 
 def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:
+    """Return a safe edit taking the listed codes (or the whole directive) out of the line's
+    ``# noqa``; NoFix when the line is outside the file or its directive lacks those codes."""
     if not 0 < finding.line <= len(ctx.lines):
         return NoFix("the finding's line is not in the file")
     body = ctx.lines[finding.line - 1].rstrip("\r\n")

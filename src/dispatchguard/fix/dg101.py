@@ -326,6 +326,9 @@ def _args_code(ctx: FileContext, call: ast.Call, method: str) -> str | NoFix:
 
 
 def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:
+    """Return an unsafe fix replacing the flagged call by a call of the configured dispatcher, with
+    the imports it needs; NoFix with the reason when the call, a fitting dispatcher, the tool's
+    registered name or a mapping of its arguments cannot be found."""
     call = _flagged_call(ctx, finding)
     if call is None:
         return NoFix("no call found at the finding's position")

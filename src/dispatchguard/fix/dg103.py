@@ -30,4 +30,7 @@ def _safe_wrap(ctx: FileContext, ret: ast.Return) -> bool:
 
 
 def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:
+    """Return the rewrite making the flagged return value JSON text (see :mod:`.json_return`), or
+    NoFix and why; safe only for an ``ensure_json_str`` wrap when ``dispatch_tool`` is the only
+    caller of the method."""
     return fix_json_return(finding, ctx, _safe_wrap)

@@ -122,4 +122,6 @@ def _mentions_are_registrations(tree: ast.Module, name: str, read_by_dispatcher:
 
 
 def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:
+    """Return the rewrite making the tool function's flagged return value JSON text, or NoFix and
+    why; safe only for an ``ensure_json_str`` wrap when ``dispatch_tool`` is its only caller."""
     return fix_json_return(finding, ctx, _safe_wrap)

@@ -15,5 +15,6 @@ class SourceFile:
 
 
 def read_source(path: Path) -> SourceFile:
+    """Return the file's raw bytes and permission bits; OSError propagates."""
     data = path.read_bytes()
     return SourceFile(path, data, stat.S_IMODE(path.stat().st_mode))

@@ -37,6 +37,8 @@ class IsortSettings:
 
     @classmethod
     def from_pyproject(cls, root: Path) -> IsortSettings:
+        """Return the isort settings of ``root/pyproject.toml`` (ruff's isort table, else
+        ``[tool.isort]``); the defaults when the file is missing, unreadable or not valid TOML."""
         path = root / "pyproject.toml"
         try:
             if sys.version_info >= (3, 11):
@@ -63,6 +65,8 @@ class IsortSettings:
 
 
 def section_of(module: str, settings: IsortSettings, project_modules: Any) -> int:
+    """Return the isort section (``FUTURE`` ... ``LOCAL``) an import of ``module`` belongs in:
+    known-* settings first, then the standard library, then the project's own top-level modules."""
     if module.startswith("."):
         return LOCAL
     top = module.split(".", 1)[0]

@@ -63,6 +63,7 @@ class Wrap:
 
     @property
     def label(self) -> str:
+        """Return the wrapping function's name as the fix descriptions show it (``json.dumps``)."""
         return self.opening.rstrip("(")
 
 

@@ -51,10 +51,13 @@ class FixReport:
 
     @property
     def unsafe_available(self) -> int:
+        """Return how many findings have a fix that only --unsafe-fixes would apply."""
         return sum(1 for s in self.skipped if s.kind == "unsafe")
 
 
 def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """Return a unified diff (``a/PATH``, ``b/PATH``) of the file's text, decoded per its coding
+    cookie; ``''`` when nothing changed. A last line without a newline gets one."""
     def lines(data: bytes) -> list[str]:
         encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
         text = data.decode(encoding, "replace")

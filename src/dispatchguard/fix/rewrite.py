@@ -32,6 +32,8 @@ def no_fix_reason(code: str) -> str:
 
 
 def splice(text: str, edits: Iterable[Edit]) -> str:
+    """Return ``text`` with the edits applied (an edit given twice is made once). The edits must not
+    overlap: the planner drops clashing ones before calling this."""
     out, cut = [], 0
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
         out.append(text[cut : edit.start])

@@ -58,6 +58,8 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 
 
 def build_server() -> LanguageServer:
+    """Return the pygls server, not started (``start_io()`` serves stdio): diagnostics for open
+    Python buffers and Jupyter notebooks, quick fixes as code actions. Needs pygls."""
     server = LanguageServer(
         "dispatchguard",
         __version__,
@@ -67,31 +69,39 @@ def build_server() -> LanguageServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        """Answer ``notebookDocument/didOpen``: check the cells as one module, publish per cell."""
         publish_notebook(ls, params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_did_change(ls: LanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        """Answer ``notebookDocument/didChange``: check the cells again, publish per cell."""
         publish_notebook(ls, params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        """Answer ``notebookDocument/didSave``: check the cells again, publish per cell."""
         publish_notebook(ls, params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        """Answer ``notebookDocument/didClose``: clear the diagnostics of each of its cells."""
         for cell in params.cell_text_documents:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        """Answer ``textDocument/didOpen``: check the buffer and publish its diagnostics."""
         publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        """Answer ``textDocument/didChange``: check the buffer again, publish its diagnostics."""
         publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        """Answer ``textDocument/didSave``: a ``pyproject.toml`` drops the cached settings and
+        re-checks every open document; another file is checked and its diagnostics published."""
         if params.text_document.uri.endswith("pyproject.toml"):
             settings_changed(ls)
         else:
@@ -99,11 +109,14 @@ def build_server() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        """Answer ``textDocument/didClose``: clear the buffer's diagnostics (an empty list)."""
         uri = params.text_document.uri
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        """Answer the ``initialized`` notification: if the client allows dynamic registration,
+        ask it to watch pyproject.toml, *.py and *.pyi (``workspace/didChangeWatchedFiles``)."""
         watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         if watched and watched.dynamic_registration:
             watchers = [types.FileSystemWatcher(glob_pattern=g) for g in ("**/pyproject.toml", "**/*.py", "**/*.pyi")]
@@ -115,6 +128,8 @@ def build_server() -> LanguageServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        """Answer ``workspace/didChangeWatchedFiles``: a pyproject.toml drops the cached settings,
+        Python files are read again by the projects; then every open document is re-checked."""
         if any(change.uri.endswith("pyproject.toml") for change in params.changes):
             settings_changed(ls)
             return
@@ -129,6 +144,8 @@ def build_server() -> LanguageServer:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
     )
     def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """Answer ``textDocument/codeAction``: per diagnostic of ours in the request, the rule's
+        fix (a whole-buffer edit), then the ``# noqa`` or DG002 clean-up action; ``[]`` if none."""
         document = ls.workspace.get_text_document(params.text_document.uri)
         ours = [d for d in params.context.diagnostics if d.source == SOURCE and isinstance(d.data, dict)]
         actions: list[types.CodeAction] = []
@@ -144,11 +161,13 @@ def build_server() -> LanguageServer:
 
 
 def settings_changed(ls: LanguageServer) -> None:
+    """Drop the cached settings and projects (pyproject.toml changed); re-check open documents."""
     forget_editor_state()
     recheck_open_documents(ls)
 
 
 def recheck_open_documents(ls: LanguageServer) -> None:
+    """Check every open buffer and notebook again and publish (cells with their notebook)."""
     for uri in list(ls.workspace.text_documents):
         if ls.workspace.get_notebook_document(cell_uri=uri) is None:  # a cell: with its notebook
             publish(ls, uri)
@@ -182,11 +201,14 @@ def publish_notebook(ls: LanguageServer, uri: str) -> None:
 
 
 def document_path(document: TextDocument) -> Path | None:
+    """Return the buffer's file path, or None when its URI is not ``file:`` (untitled buffers)."""
     path = to_fs_path(document.uri)
     return Path(path) if path and document.uri.startswith("file:") else None
 
 
 def publish(ls: LanguageServer, uri: str) -> None:
+    """Check a ``.py``/``.pyi`` buffer and publish its diagnostics for the document's version; does
+    nothing for other files and non-``file:`` URIs."""
     document = ls.workspace.get_text_document(uri)
     path = document_path(document)
     if path is None or path.suffix not in (".py", ".pyi"):
@@ -214,6 +236,8 @@ def check_data(path: Path, data: bytes) -> list[Finding]:
 
 
 def to_diagnostic(document: TextDocument, finding: Finding) -> types.Diagnostic:
+    """Return the finding as an LSP diagnostic, its range in the client's position encoding: Error
+    for DG001, else Warning, DG002 tagged Unnecessary; ``data`` lets a code action rebuild it."""
     # findings are 1-based code points, the end exclusive; the client gets its own code units
     where = types.Range(
         start=types.Position(line=finding.line - 1, character=finding.col - 1),
@@ -240,6 +264,7 @@ def to_diagnostic(document: TextDocument, finding: Finding) -> types.Diagnostic:
 
 
 def finding_of(document: TextDocument, diagnostic: types.Diagnostic) -> Finding | None:
+    """Rebuild the finding from the diagnostic's ``data``; None when ``data`` is malformed."""
     data = diagnostic.data
     try:
         return Finding(
@@ -331,6 +356,7 @@ def knows_buffer(project: Any, path: Path, source: bytes) -> bool:
 
 
 def whole_buffer_edit(document: TextDocument, text: str) -> types.WorkspaceEdit:
+    """Return a versioned workspace edit that replaces the whole buffer with ``text``."""
     lines = document.lines
     end = types.Position(line=len(lines), character=0)
     edit = types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=text)
@@ -338,6 +364,7 @@ def whole_buffer_edit(document: TextDocument, text: str) -> types.WorkspaceEdit:
 
 
 def workspace_edit(document: TextDocument, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    """Return a workspace edit of ``edits`` bound to the document's current version."""
     versioned = types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=document.version)
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=versioned, edits=edits)])
 

@@ -18,6 +18,7 @@ INI = "dispatchguard_verify"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the ``--dispatchguard-verify`` option and the ``dispatchguard_verify`` ini flag."""
     what = "run every tool of the project and check its answers (dispatchguard verify)"
     parser.getgroup("dispatchguard").addoption(OPTION, action="store_true", default=False, help=what)
     parser.addini(INI, type="bool", default=False, help=what)
@@ -28,6 +29,8 @@ def _enabled(config: pytest.Config) -> bool:
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:
+    """When the option or the ini flag is on, append one ``ToolItem`` per tool found under the
+    rootdir; otherwise leave ``items`` alone and import nothing more."""
     if not _enabled(config):
         return
     from dispatchguard.lint.config import load_config
@@ -47,6 +50,9 @@ class ToolItem(pytest.Item):
         self.target = target
 
     def runtest(self) -> None:
+        """Verify the tool with the rootdir's ``[tool.dispatchguard.verify]`` settings: skip it
+        when it cannot be built; raise ``ContractBroken`` when it breaks the contract, crashes
+        or hangs."""
         from dispatchguard.lint.config import load_config
         from dispatchguard.verify.runner import VerifyOptions, verify_tool
 
@@ -66,6 +72,8 @@ class ToolItem(pytest.Item):
             raise ContractBroken(report)
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        """Return ``path:line: CODE status: detail`` (and the failing arguments) for a broken
+        contract; pytest's usual representation for any other exception."""
         if isinstance(excinfo.value, ContractBroken):
             report = excinfo.value.report
             text = f"{self.target.path}:{self.target.line}: {self.target.rule} {report.status}: {report.detail}"
@@ -75,6 +83,7 @@ class ToolItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int, str]:
+        """Return the tool's definition (path, 0-based line) and ``tool LABEL``, for reports."""
         return self.target.path, self.target.line - 1, f"tool {self.target.label}"
 
 

@@ -77,6 +77,8 @@ class ToolReport:
 
 
 def worker_environment(home: Path, options: VerifyOptions) -> dict[str, str]:
+    """Return a worker's environment: from ours only ``KEPT_VARIABLES``, ``pass_env`` and coverage's
+    variables; HOME and TMPDIR set to ``home``, a fixed hash seed, this package on PYTHONPATH."""
     names = (*KEPT_VARIABLES, *options.pass_env)
     env = {name: os.environ[name] for name in names if name in os.environ}
     # coverage.py's subprocess measurement, when this run is measured (pytest-cov sets them)

@@ -181,6 +181,9 @@ def _shown(value: Any) -> str:
 
 
 def run_job(job: dict[str, Any], output: OutputCounter) -> dict[str, Any]:
+    """Build the tool and call it ``cases`` times; return the answer: ``status`` (``verified``,
+    ``violation`` or ``not_built``), ``calls``, the ``violation`` (what, arguments) and
+    ``threads_left`` when threads leaked. Errors outside building the tool propagate."""
     try:
         tool = build(job)
     except BaseException as exc:  # whatever the project raises, the run goes on
@@ -308,6 +311,8 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the job file ``argv[0]``; write the answer JSON to its ``result`` path (not atomically)
+    and return 0. Anything escaping the tool becomes status ``error``."""
     args = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     output = OutputCounter(Path(job["result"]).with_name("output"))

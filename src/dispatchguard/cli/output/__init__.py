@@ -52,4 +52,5 @@ def is_hidden(finding: Any, context: Context) -> bool:
 
 
 def render(fmt: str, findings: Sequence[Any], context: Context) -> str:
+    """Return the findings in the format ``fmt``, a key of ``FORMATS`` (KeyError otherwise)."""
     return importlib.import_module(FORMATS[fmt]).render(findings, context)

@@ -50,6 +50,8 @@ def frame(finding: Any, lines: list[str]) -> list[str]:
 
 
 def format_finding(finding: Any, sources: Sources, colour: bool = False) -> str:
+    """Return the finding's header, ``-->`` location and code frame, ending with a newline; only the
+    header and location when the file (or cell) cannot be read or the line is outside it."""
     lines = sources.lines(finding.path, getattr(finding, "cell", None)) or []
     code_frame = frame(finding, lines) if 0 < finding.line <= len(lines) else []
     width = len(code_frame[0]) - 2 if code_frame else 1  # the frame's gutter is the number column and " |"
@@ -60,5 +62,6 @@ def format_finding(finding: Any, sources: Sources, colour: bool = False) -> str:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return each unsilenced finding with its code frame, a blank line between; ``''`` if none."""
     sources = Sources(context)
     return "\n".join(format_finding(f, sources, context.colour) for f in findings if not is_hidden(f, context))

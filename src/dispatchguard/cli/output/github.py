@@ -15,14 +15,18 @@ from dispatchguard.cli.output.text import position
 
 
 def escape_data(text: str) -> str:
+    """Escape a command's message: ``%``, CR and LF as ``%25``, ``%0D`` and ``%0A``."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
+    """Escape a command's property value: as ``escape_data``, plus ``:`` and ``,``."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def format_finding(finding: Any) -> str:
+    """Return the finding's ``::error`` workflow command, without a newline. A notebook's finding is
+    placed on line 1, column 1 of the file; its cell and line are in the message."""
     # a notebook's lines are not the file's: its annotation goes on the file's first line (as
     # ruff's), the cell and line in the message
     in_file = getattr(finding, "cell", None) is None
@@ -40,4 +44,5 @@ def format_finding(finding: Any) -> str:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return one ``::error`` annotation line per unsilenced finding; ``''`` when none."""
     return "".join(format_finding(f) + "\n" for f in findings if not is_hidden(f, context))

@@ -25,12 +25,15 @@ FIRST = {"line": 1, "column": 1}
 
 
 def project_path(path: str, context: Context) -> str:
+    """Return ``path`` relative to ``$CI_PROJECT_DIR`` if set, else to ``context.cwd`` (POSIX)."""
     absolute = os.path.normpath(os.path.join(context.cwd, path))
     base = os.environ.get("CI_PROJECT_DIR") or context.cwd
     return Path(os.path.relpath(absolute, base)).as_posix()
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return the unsilenced findings as a GitLab Code Quality JSON array (``[]`` when none), one
+    major issue each; fingerprints hash path, code, message and occurrence, not line numbers."""
     seen: dict[tuple[str, str, str], int] = {}
     issues = []
     for f in findings:

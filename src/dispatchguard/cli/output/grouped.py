@@ -12,6 +12,8 @@ from dispatchguard.cli.output.text import position
 
 
 def format_group(path: str, findings: Sequence[Any], colour: bool = False) -> str:
+    """Return ``path:`` in bold, one ``line:col CODE message`` row per finding with the positions
+    aligned, then a blank line. ``findings`` must not be empty."""
     row_width = max(len(position(f).rpartition(":")[0]) for f in findings)
     col_width = max(len(str(f.col)) for f in findings)
     lines = [paint(path, BOLD, enabled=colour) + ":"]
@@ -23,6 +25,7 @@ def format_group(path: str, findings: Sequence[Any], colour: bool = False) -> st
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return the unsilenced findings under their file (first-seen order); ``''`` if none."""
     groups: dict[str, list[Any]] = {}
     for finding in findings:
         if not is_hidden(finding, context):

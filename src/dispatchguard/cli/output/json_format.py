@@ -23,6 +23,7 @@ from dispatchguard.cli.output import Context, is_hidden
 
 
 def fix_dict(fix: Any) -> dict[str, Any] | None:
+    """Return ruff's fix object (applicability, message, edits), or None when ``fix`` is None."""
     if fix is None:
         return None
     return {
@@ -40,6 +41,8 @@ def fix_dict(fix: Any) -> dict[str, Any] | None:
 
 
 def to_dict(finding: Any, context: Context) -> dict[str, Any]:
+    """Return the finding as ruff's JSON object; ``filename`` is absolute (``-`` for unnamed stdin).
+    Raises KeyError when ``context.rules`` lacks the finding's code."""
     return {
         "cell": getattr(finding, "cell", None),  # a notebook's cell (rows are in the cell), as ruff
         "code": finding.code,
@@ -61,11 +64,13 @@ def shown(findings: Sequence[Any], context: Context) -> list[dict[str, Any]]:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return the unsilenced findings as an indented JSON array of ruff's objects."""
     items = shown(findings, context)
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_statistics(findings: Sequence[Any], context: Context) -> str:
+    """Return ``--statistics`` as a JSON array of ``{code, name, count}``, most frequent first."""
     from dispatchguard.cli.output.text import count_by_code
 
     rows = [

@@ -11,6 +11,7 @@ from dispatchguard.cli.output.json_format import shown
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return the ``json`` format's objects, compact, one line each; ``''`` when none is shown."""
     return "".join(
         json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n" for item in shown(findings, context)
     )

@@ -36,6 +36,8 @@ def _testcase(suite: ET.Element, finding: Any) -> None:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return a JUnit XML document: one suite per file, one failed test case per unsilenced finding,
+    or a single passing ``No errors found`` case when there is none."""
     shown = [f for f in findings if not is_hidden(f, context)]
     root = ET.Element("testsuites", name="dispatchguard")
     by_file: dict[str, list[Any]] = {}

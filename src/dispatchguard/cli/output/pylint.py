@@ -10,6 +10,8 @@ from dispatchguard.cli.output import Context, is_hidden
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return one ``path:line: [CODE] message`` line per unsilenced finding; a notebook's finding is
+    put on line 1 with ``cell N:line:`` before the message."""
     return "".join(
         f"{f.path}:{f.line}: [{f.code}] {f.message}\n"
         if f.cell is None

@@ -20,6 +20,8 @@ def _position(sources: Sources, path: str, line: int, col: int, cell: int | None
 
 
 def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, Any]:
+    """Return the finding as an rdjson diagnostic (absolute path, columns in UTF-8 bytes), with
+    ``suggestions`` when it carries a fix. Raises KeyError for a code not in ``context.rules``."""
     path = finding.path
     item: dict[str, Any] = {
         "message": finding.message,
@@ -47,6 +49,7 @@ def diagnostic(finding: Any, context: Context, sources: Sources) -> dict[str, An
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return the rdjson document: one diagnostic per unsilenced finding, severity ERROR."""
     sources = Sources(context)
     result = {
         "source": {"name": "dispatchguard", "url": PROJECT_URL},

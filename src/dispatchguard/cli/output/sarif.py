@@ -69,6 +69,8 @@ def _fix(finding: Any) -> dict[str, Any]:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return a SARIF 2.1.0 log with one run listing every rule. Unlike the other formats it keeps
+    silenced findings, marked with an ``inSource`` (noqa) or ``external`` (baseline) suppression."""
     codes = sorted(context.rules)
     index = {code: i for i, code in enumerate(codes)}
     results = []

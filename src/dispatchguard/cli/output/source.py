@@ -24,6 +24,7 @@ class Sources:
         return self.cache[path, cell]
 
     def read_cell(self, path: str, cell: int) -> list[str] | None:
+        """Return a notebook cell's lines, endings stripped; None if unreadable or no such cell."""
         from dispatchguard.lint.notebook import NotebookError, read_notebook
 
         try:
@@ -36,6 +37,8 @@ class Sources:
         return None
 
     def read(self, path: str) -> list[str] | None:
+        """Return the file's lines: the buffer in ``context.sources`` if the path is one, else the
+        file under ``context.cwd``, decoded per its coding cookie; None if it cannot be decoded."""
         if path in self.context.sources:
             return self.context.sources[path].splitlines()
         try:

@@ -17,6 +17,7 @@ RESET = "\033[0m"
 
 
 def use_colour(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Return whether to colour ``stream``: NO_COLOR, then FORCE_COLOR, then a non-dumb tty."""
     env = os.environ if environ is None else environ
     if env.get("NO_COLOR"):
         return False
@@ -29,4 +30,5 @@ def use_colour(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool
 
 
 def paint(text: str, *styles: str, enabled: bool = True) -> str:
+    """Return ``text`` in ``styles`` then a reset; unchanged if not enabled or no style given."""
     return f"{''.join(styles)}{text}{RESET}" if enabled and styles else text

@@ -18,6 +18,7 @@ def position(finding: Any) -> str:
 
 
 def format_finding(finding: Any, colour: bool = False) -> str:
+    """Return ``path:line:col: CODE message`` (``cell N:`` before the line in a notebook)."""
     path = paint(finding.path, BOLD, enabled=colour)
     where = paint(f"{position(finding)}:", CYAN, enabled=colour)
     code = paint(finding.code, BOLD, RED, enabled=colour)
@@ -25,6 +26,8 @@ def format_finding(finding: Any, colour: bool = False) -> str:
 
 
 def render(findings: Sequence[Any], context: Context) -> str:
+    """Return one line per unsilenced finding; silenced ones only with ``show_suppressed``, marked
+    ``[noqa]`` or ``[baseline]``. ``''`` when nothing is shown."""
     lines = []
     colour = context.colour
     for finding in findings:
@@ -48,6 +51,7 @@ def render_statistics(findings: Sequence[Any], context: Context) -> str:
 
 
 def count_by_code(findings: Sequence[Any], context: Context) -> list[tuple[str, int]]:
+    """Return ``(code, count)`` for the unsilenced findings, by count descending, then by code."""
     counts: dict[str, int] = {}
     for finding in findings:
         if not is_hidden(finding, context):
