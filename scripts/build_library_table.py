@@ -27,7 +27,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from dispatchguard.lint.config import LintConfig
+from dispatchguard.lint.config import DEFAULT_TOOL_PACKAGES, LintConfig
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.kinds import CLASS, DECORATOR
 from dispatchguard.lint.project import Project
@@ -39,8 +39,12 @@ SHARED = [
     ("crewai-tools", "1.15.30", "crewai_tools"),
     ("langchain-core", "1.8.2", "langchain_core"),
     ("langchain-community", "0.4.2", "langchain_community"),
+    # LangChain's partner packages that ship tools applications build directly
+    ("langchain-tavily", "0.2.18", "langchain_tavily"),
+    ("langchain-experimental", "0.4.2", "langchain_experimental"),
+    ("langchain-google-community", "5.1.1", "langchain_google_community"),
+    ("langchain-exa", "1.1.0", "langchain_exa"),
 ]
-GUESSED = ("crewai_tools", "langchain_community.tools", "langchain.tools")
 LANGCHAIN = [("langchain", "0.3.30", "langchain"), ("langchain", "1.5.0", "langchain")]
 
 
@@ -122,7 +126,7 @@ def main() -> None:
         "tool_classes": {m: sorted(n) for m, n in sorted(tools.items())},
         "tool_decorators": {m: sorted(n) for m, n in sorted(decorators.items())},
         # only where the checker would otherwise guess (a capitalised name of a tool package)
-        "not_tools": {m: sorted(n) for m, n in sorted(others.items()) if n and m.startswith(GUESSED)},
+        "not_tools": {m: sorted(n) for m, n in sorted(others.items()) if n and m.startswith(DEFAULT_TOOL_PACKAGES)},
     }
     OUT.write_text(json.dumps(data, indent=0, separators=(",", ":")) + "\n")
     count = sum(len(n) for n in tools.values())

@@ -122,9 +122,10 @@ TAVILY_APP = """
 """
 
 
-def test_a_real_tool_library_the_table_does_not_cover_is_read(tmp_path: Path) -> None:
+def test_a_partner_library_at_the_tables_release_is_answered_by_the_table(tmp_path: Path) -> None:
     """The test session's own environment has the real langchain-tavily (a test extra, which requires
-    langchain-core) next to the real crewai and langchain-core. The bundled table knows nothing of it."""
+    langchain-core) at the release the bundled table was built from, next to the real crewai and
+    langchain-core, and langchain-mcp-adapters, which the table does not cover."""
     import crewai
     import langchain_core
 
@@ -132,12 +133,15 @@ def test_a_real_tool_library_the_table_does_not_cover_is_read(tmp_path: Path) ->
     done = _run(read)
     assert _found(done) == ["app.py:4:10: DG102"], done.stdout + done.stderr
     assert "`TavilySearch`" in done.stdout  # the API wrapper (a pydantic model) is no tool
-    guessed = _project(tmp_path / "guess", 'python = false\ntool-packages = ["langchain_tavily"]', TAVILY_APP)
-    assert _found(_run(guessed)) == ["app.py:4:10: DG102", "app.py:5:11: DG102"]  # the spelling guess
+    # without an environment the table alone knows the wrapper is no tool: no spelling guess
+    table_only = _project(tmp_path / "table", "python = false", TAVILY_APP)
+    assert _found(_run(table_only)) == ["app.py:4:10: DG102"]
     shown = _run(read, "--show-settings").stdout.splitlines()
-    tavily = next(line for line in shown if line.startswith("#   tool library: langchain-tavily "))
-    assert tavily.endswith("imports langchain_tavily; its sources are read)") and "(requires langchain" in tavily
     table = "the bundled table's release: the table answers"
+    tavily = next(line for line in shown if line.startswith("#   tool library: langchain-tavily "))
+    assert tavily.endswith(f"imports langchain_tavily; {table})") and "(requires langchain" in tavily
+    adapters = next(line for line in shown if line.startswith("#   tool library: langchain-mcp-adapters "))
+    assert adapters.endswith("imports langchain_mcp_adapters; its sources are read)")
     assert f"#   tool library: crewai {crewai.__version__} (a tool library; imports crewai; {table})" in shown
     core = f"#   tool library: langchain-core {langchain_core.__version__} (a tool library; imports langchain_core;"
     assert any(line.startswith(core) for line in shown)

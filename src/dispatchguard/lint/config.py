@@ -54,7 +54,17 @@ DEFAULT_TOOL_DECORATORS = (
     "crewai.tool",
     "crewai_tools.tool",
 )
-DEFAULT_TOOL_PACKAGES = ("crewai_tools", "langchain_community.tools", "langchain.tools")
+# Packages whose capitalised exports are tools unless the bundled table says otherwise: the
+# libraries of tools, LangChain's partner packages that ship tools among them.
+DEFAULT_TOOL_PACKAGES = (
+    "crewai_tools",
+    "langchain_community.tools",
+    "langchain.tools",
+    "langchain_tavily",
+    "langchain_exa",
+    "langchain_experimental.tools",
+    "langchain_google_community",
+)
 # Where tools are made: tool folders and modules, and the modules whose job is to build tools
 # (toolkits, registries, factories, loaders such as load_tools.py or my_tools.py).
 DEFAULT_TOOL_MODULES = (
@@ -64,6 +74,7 @@ DEFAULT_TOOL_MODULES = (
     "**/*toolkits/**",
     "**/*tool_registry*.py",
     "**/*tool_factory*.py",
+    "**/*tool_executor*.py",
     "**/inbuilt_tools.py",
 )
 DEFAULT_DISPATCHERS = ("dispatch_tool", "adispatch_tool", "dispatch_tool_result", "execute_tool")
