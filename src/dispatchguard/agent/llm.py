@@ -92,18 +92,37 @@ class ModelReply:
 
 @runtime_checkable
 class LLMClient(Protocol):
+    """A sync JSON-in-text model client: ``complete`` returns the model's text answer.
+
+    Runtime-checkable (``isinstance`` looks only for the method). The loop runs ``complete`` in a
+    worker thread, so it may block; it must return ``str`` (anything else raises :class:`LLMError`).
+    """
+
     def complete(self, messages: Sequence[Message]) -> str:
         """The model's text answer to role/content ``messages`` (the loop runs it in a thread)."""
 
 
 @runtime_checkable
 class AsyncLLMClient(Protocol):
+    """An async JSON-in-text model client, preferred by the loop to ``complete`` when both exist.
+
+    ``acomplete`` must return ``str`` (anything else raises :class:`LLMError`) and must not block
+    the event loop it is awaited on. Runtime-checkable (``isinstance`` looks only for the method).
+    """
+
     async def acomplete(self, messages: Sequence[Message]) -> str:
         """The model's text answer to ``messages``; the loop prefers it to ``complete``."""
 
 
 @runtime_checkable
 class ToolCallingLLM(Protocol):
+    """A model client with native tool calling, offered the registry as the provider's tool list.
+
+    :class:`OpenAICompatibleLLM` and :class:`AnthropicLLM` implement it. The loop calls ``achat``
+    when :func:`uses_native_tools` agrees (a false ``native_tools`` attribute opts out); each call
+    is one turn, answered as a :class:`ModelReply` with the tool calls in the model's order.
+    """
+
     async def achat(self, messages: Sequence[Message], registry: Any) -> ModelReply:
         """One model turn, ``registry`` offered as the provider's tools: its text and tool calls."""
 

@@ -50,6 +50,13 @@ class BaselineError(Exception):
 
 
 class Key(NamedTuple):
+    """A finding's identity in a baseline: file, code, message and line hash, no line number.
+
+    ``path`` is POSIX and relative to the baseline file's folder; ``source_hash`` is
+    :func:`line_hash` of the line the finding starts on. Hashable: :func:`load` counts keys,
+    :func:`match` spends them.
+    """
+
     path: str
     code: str
     message: str

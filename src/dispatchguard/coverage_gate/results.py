@@ -10,6 +10,13 @@ from dispatchguard.coverage_gate.settings import GateOptions
 
 @dataclass(frozen=True)
 class FileResult:
+    """One matched file's row in the gate's table: its statement and branch counts, what was missed.
+
+    Built by :func:`~dispatchguard.coverage_gate.measure.measure`; immutable. ``branch`` says
+    whether branches count in :attr:`percent`; ``measured`` is False for a file coverage never saw
+    imported.
+    """
+
     path: str  # as displayed (relative to base_dir when below it)
     statements: int
     missing_lines: tuple[int, ...]
@@ -45,6 +52,13 @@ class FileResult:
 
 @dataclass
 class GateResult:
+    """One gate run's outcome: a row per matched file, the options judging them, and the verdict.
+
+    Built by :func:`~dispatchguard.coverage_gate.measure.measure`, printed by
+    :func:`~dispatchguard.coverage_gate.report.render`; ``unmatched_patterns`` are the ``include``
+    patterns that matched no file (printed as warnings, they do not fail the gate).
+    """
+
     files: list[FileResult]
     options: GateOptions
     unmatched_patterns: list[str] = field(default_factory=list)

@@ -29,6 +29,13 @@ class Import:
 
 @dataclass(frozen=True)
 class Fix:
+    """A fixer's answer for one finding: the edits that fix it and whether applying them is safe.
+
+    The engine adds the ``imports`` (where isort puts them) and applies an unsafe fix only with
+    ``--unsafe-fixes``; ``unsafe_because`` says why it is unsafe. :class:`NoFix` is the other
+    answer.
+    """
+
     edits: tuple[Edit, ...]
     safe: bool
     description: str

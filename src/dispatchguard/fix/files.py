@@ -9,6 +9,13 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class SourceFile:
+    """A file read for fixing by :func:`read_source`: its path, raw bytes and permission bits.
+
+    The fix engine keeps ``data`` as the original (for the diff) and writes the fixed bytes back
+    with ``mode``, so a fix changes neither the file's encoding and newlines nor its permissions.
+    Immutable.
+    """
+
     path: Path
     data: bytes
     mode: int

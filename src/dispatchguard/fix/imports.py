@@ -29,6 +29,12 @@ FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
 
 @dataclass(frozen=True)
 class IsortSettings:
+    """The isort options that decide where and how a fix's new imports are written.
+
+    Read once per fix run (and per LSP project) by :meth:`from_pyproject`; the defaults are ruff's.
+    Immutable.
+    """
+
     known_first_party: frozenset[str] = frozenset()
     known_third_party: frozenset[str] = frozenset()
     known_local_folder: frozenset[str] = frozenset()

@@ -11,6 +11,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class AppliedFix:
+    """A fix that was applied: where its finding was, its code, and what the fix did.
+
+    ``description`` includes, for an unsafe fix, what makes it unsafe; ``cell`` is the notebook cell
+    ``line`` counts in (None in a Python file). Collected in :attr:`FixReport.applied`.
+    """
+
     path: str
     line: int
     col: int
@@ -37,6 +43,12 @@ class SkippedFix:
 
 @dataclass
 class FixReport:
+    """What one :func:`~dispatchguard.fix.apply_fixes` run did, filled in over its passes.
+
+    ``remaining`` are the unsuppressed findings left after fixing; ``diff`` is the unified diff of
+    the changes, computed only with ``diff=True`` (the files are then left untouched).
+    """
+
     applied: list[AppliedFix] = field(default_factory=list)
     skipped: list[SkippedFix] = field(default_factory=list)
     changed_files: list[str] = field(default_factory=list)

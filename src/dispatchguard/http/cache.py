@@ -44,6 +44,13 @@ def cache_key(method: str, url: str, params: Any = None, headers: Mapping[str, s
 
 
 class CacheStore(Protocol):
+    """Where :class:`TTLCache` keeps response bodies: ``bytes`` values that expire, by key.
+
+    An implementation must be thread-safe, return None for an absent or expired key, and may decline
+    to store a value (``ttl <= 0``, over its bounds). :class:`MemoryCache`, :class:`SQLiteCache` and
+    the Redis store implement it.
+    """
+
     def get(self, key: str) -> bytes | None:
         """The value stored under ``key``, or None when it is absent or expired."""
 

@@ -23,6 +23,13 @@ REDIS_URL_VARIABLE = "DISPATCHGUARD_REDIS_URL"
 
 @dataclass(frozen=True)
 class HttpSettings:
+    """The settings of dispatchguard's shared HTTP clients: timeouts, pool, retries, cache, SSRF.
+
+    Immutable; each field is also read from ``DISPATCHGUARD_HTTP_<FIELD>``. The ones in force come
+    from :func:`~dispatchguard.http.get_settings`; :func:`~dispatchguard.http.configure` replaces
+    them, and the clients and cache are rebuilt from the new ones.
+    """
+
     # httpx.Timeout parts, seconds.
     connect_timeout: float = 5.0
     read_timeout: float = 30.0

@@ -46,6 +46,12 @@ Reason = tuple[Path, str, int] | None
 
 @dataclass
 class SourceFile:
+    """A Python file of a project as the checker knows it: its path, how it is shown, its key.
+
+    Made by the engine for each file the walk finds (and by the editor paths for a buffer); findings
+    show ``relpath``, and ``key`` names the file in the project's tables and caches.
+    """
+
     path: Path  # absolute
     relpath: str  # root-relative POSIX path (absolute POSIX path when outside the root)
     key: str  # cache key: absolute POSIX path

@@ -37,6 +37,12 @@ def _noqa_only_we_read(line: str, code: str) -> bool:
 
 
 class Plugin:
+    """The flake8 extension ``DG``: flake8 creates one per file it checks and calls :meth:`run`.
+
+    The file is checked with its project's ``[tool.dispatchguard]`` configuration as the CLI would
+    check it; the findings come back as flake8's ``(line, col, message, type)`` tuples.
+    """
+
     name = "dispatchguard"
     version = __version__
 

@@ -77,6 +77,12 @@ class Cell:
 
 @dataclass
 class Notebook:
+    """A notebook as :func:`load_notebook` reads it: its text, its code cells, their virtual source.
+
+    It maps lines of the virtual source to ``(cell, line)`` and back, and :meth:`with_edits` makes
+    edits of the virtual source in the notebook's text. ``cells`` holds the code cells only.
+    """
+
     text: str  # the notebook file's text
     cells: list[Cell]  # its code cells
     source: str  # the virtual source: the code cells' lines, magics blanked

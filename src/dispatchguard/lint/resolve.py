@@ -73,6 +73,13 @@ def _split_names(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]
 
 
 class Resolver:
+    """Tells the rules what a qualified name is: tool class, tool, registry, decorator, or None.
+
+    One per :class:`~dispatchguard.lint.project.Project`, which is also its :class:`ModuleSource`.
+    Answers are memoised until :meth:`forget` (a module was loaded); the questions under way are
+    kept on a stack so that import cycles end.
+    """
+
     def __init__(
         self,
         config: LintConfig,

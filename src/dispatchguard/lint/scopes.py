@@ -7,6 +7,12 @@ import ast
 
 
 class Scope:
+    """A scope the walk is in (``kind``: module, class or function) and what its names are bound to.
+
+    The walk handlers push one per module, class, function, lambda and comprehension (the last two
+    as function scopes); a :class:`FunctionInfo` keeps its chain of scopes until the walk ends.
+    """
+
     __slots__ = ("artifact", "attr_types", "attrs", "classes", "fn", "is_tool", "kind", "name", "names", "quals")
 
     def __init__(self, kind: str, name: str = "") -> None:

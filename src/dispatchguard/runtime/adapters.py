@@ -23,6 +23,13 @@ class AdapterError(ValueError):
 
 @dataclass(frozen=True)
 class Adapter:
+    """How the dispatcher calls one tool, as :func:`adapt` works it out once at registration.
+
+    ``call`` and ``acall`` are its sync and native async entry points (None when it has none);
+    ``schema``, ``signature`` and ``doc_source`` (whose docstring describes the tool) feed the
+    registry's argument schema and description. Immutable.
+    """
+
     call: Callable[..., Any] | None
     acall: Callable[..., Any] | None
     schema: Any  # a pydantic model class, a JSON Schema dict, or None (use the signature)

@@ -55,6 +55,14 @@ class StateUnavailable(RuntimeError):
 
 
 class RequestState(Protocol):
+    """What the chat service knows of running requests: claims, cancels and releases of their ids.
+
+    An implementation guarantees that a ``request_id`` runs at most once at a time and that a cancel
+    reaches its run wherever it runs. ``create_app`` uses the one it is given, else
+    :func:`request_state_from_environment`'s: :class:`LocalRequestState` or
+    :class:`RedisRequestState`.
+    """
+
     #: The tokens of the requests running in this process, by id.
     local: dict[str, CancelToken]
 

@@ -11,6 +11,12 @@ from typing import Any
 
 
 class ToolError(Exception):
+    """Base of the reference tools' errors: a message, plus keyword details meant for the model.
+
+    The dispatcher answers error JSON whose ``kind`` is the class's ``error_kind``, with
+    :attr:`error_details` merged in. The tools raise its subclasses.
+    """
+
     error_kind = "tool_error"
 
     def __init__(self, message: str, **details: Any) -> None:
@@ -42,6 +48,8 @@ class UnsafePathError(ToolError):
 
 
 class TextTooLarge(ToolError):
+    """file_writer refused a text over ``max_file_bytes`` in UTF-8 (details: bytes, limit)."""
+
     error_kind = "too_large"
 
 

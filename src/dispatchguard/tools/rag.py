@@ -60,6 +60,12 @@ END;
 
 @dataclass(frozen=True)
 class SearchHit:
+    """One chunk :meth:`RagIndex.search` found: where it comes from, its score and its text.
+
+    ``position`` is the chunk's index in its source (``chunk`` in the tool's JSON); ``score`` is the
+    negated BM25 rank, so higher is better. Immutable.
+    """
+
     collection: str
     source: str
     position: int
@@ -79,6 +85,12 @@ class SearchHit:
 
 @dataclass
 class IndexReport:
+    """What :meth:`RagIndex.index_paths` added to ``collection``: how many documents and chunks.
+
+    ``skipped`` lists a ``"path: reason"`` for each file left out (not text, too large, unreadable);
+    ``dispatchguard rag index`` prints them and then exits 1.
+    """
+
     collection: str
     documents: int = 0
     chunks: int = 0

@@ -31,6 +31,13 @@ DEFAULT_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "D
 
 @dataclass(frozen=True)
 class ToolSettings:
+    """The reference tools' settings: endpoints, size limits, paths and the rag index to search.
+
+    Immutable; each field is read from ``DISPATCHGUARD_TOOLS_<FIELD>`` (listed in the module
+    docstring). The tools read the ones in force through :func:`get_tool_settings`;
+    :func:`configure_tools` replaces them in code.
+    """
+
     search_url: str | None = None
     file_root: str = "output"
     max_file_bytes: int = 1024 * 1024

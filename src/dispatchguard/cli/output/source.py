@@ -12,6 +12,13 @@ from dispatchguard.cli.output import Context
 
 
 class Sources:
+    """The lines of the files a format shows or measures, each file read at most once.
+
+    ``full`` and ``rdjson`` make one per ``render`` call from its :class:`Context`: a path in
+    ``context.sources`` (a buffer such as stdin) is read from there, any other under
+    ``context.cwd``.
+    """
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.cache: dict[tuple[str, int | None], list[str] | None] = {}
