@@ -35,7 +35,7 @@ class Rule:
     are judged by the engine around the walk and have no hooks."""
 
     code: str
-    name: str  #: kebab-case, as in ``# noqa`` tools' and SARIF's rule names
+    name: str  #: kebab-case, as in noqa comments of other tools and in SARIF rule names
     summary: str
     message: str  #: a ``str.format`` template
     reporter: Literal["walk", "engine"] = "walk"
