@@ -17,6 +17,7 @@ import tomllib
 
 HERE = Path(__file__).resolve().parent
 TREES = HERE.parents[1] / "benchmarks" / ".data" / "blind"
+READ_SUFFIXES = (".py", ".pyi", ".ipynb", "pyproject.toml")
 
 
 def write(source: str, target: Path) -> None:
@@ -25,7 +26,14 @@ def write(source: str, target: Path) -> None:
     if not mirror.is_dir():
         mirror = Path(tempfile.mkdtemp()) / "repo"
         subprocess.run(["git", "clone", "--bare", "--quiet", f"https://github.com/{repo}", str(mirror)], check=True)
-    archive = subprocess.run(["git", f"--git-dir={mirror}", "archive", commit], capture_output=True, check=False)
+    # only what the checker reads: a snapshot may lack large blobs (vendored node_modules, data)
+    listed = subprocess.run(
+        ["git", f"--git-dir={mirror}", "ls-tree", "-r", "-z", "--name-only", commit], capture_output=True, check=True
+    )
+    wanted = [p for p in listed.stdout.decode().split("\0") if p.endswith(READ_SUFFIXES)]
+    archive = subprocess.run(
+        ["git", f"--git-dir={mirror}", "archive", commit, "--", *wanted], capture_output=True, check=True
+    )
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
