@@ -29,6 +29,7 @@ from pathlib import Path
 
 from dispatchguard.lint.config import DEFAULT_TOOL_PACKAGES, LintConfig
 from dispatchguard.lint.discovery import SourceFile
+from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR
 from dispatchguard.lint.project import Project
 
@@ -97,6 +98,20 @@ def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict
     return tools, decorators, others
 
 
+def declared_outputs(root: Path, found: tuple[dict[str, set[str]], ...]) -> dict[str, dict[str, str]]:
+    """Per module, the tool classes whose ``_run`` declares a return type that is not JSON text (a
+    dict, a list, a tuple: read from the sdists' annotations), with that verdict."""
+    declared = DeclaredTypes([root])
+    outputs: dict[str, dict[str, str]] = {}
+    for module, names in found[0].items():
+        for name in names:
+            verdict = declared.method_returns(f"{module}.{name}", "_run")
+            # a tuple is (content, artifact): only the content reaches whoever runs the tool
+            if verdict is not None and verdict not in ("a tuple", "None"):
+                outputs.setdefault(module, {})[name] = verdict
+    return outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dispatchguard-library")
@@ -106,6 +121,8 @@ def main() -> None:
     decorators: dict[str, set[str]] = {}
     others: dict[str, set[str]] = {}
     versions: dict[str, list[str]] = {}
+    outputs: dict[str, dict[str, str]] = {}
+    classify_cache: list = []
     for extra in LANGCHAIN:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -115,9 +132,11 @@ def main() -> None:
                 versions.setdefault(name, [])
                 if version not in versions[name]:
                     versions[name].append(version)
-            for table, found in zip((tools, decorators, others), classify(root), strict=True):
+            classify_cache.append(classify(root))
+            for table, found in zip((tools, decorators, others), classify_cache[-1], strict=True):
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
+            outputs.update(declared_outputs(root, classify_cache[-1]))
     for module, names in tools.items():  # a tool in either langchain line is a tool
         others.get(module, set()).difference_update(names)
     data = {
@@ -125,6 +144,8 @@ def main() -> None:
         "libraries": versions,
         "tool_classes": {m: sorted(n) for m, n in sorted(tools.items())},
         "tool_decorators": {m: sorted(n) for m, n in sorted(decorators.items())},
+        # what a tool class's ``_run`` declares it returns, when that is not JSON text
+        "tool_outputs": {m: dict(sorted(o.items())) for m, o in sorted(outputs.items()) if o},
         # only where the checker would otherwise guess (a capitalised name of a tool package)
         "not_tools": {m: sorted(n) for m, n in sorted(others.items()) if n and m.startswith(DEFAULT_TOOL_PACKAGES)},
     }

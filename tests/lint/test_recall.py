@@ -94,12 +94,26 @@ def test_a_folder_without_a_script_is_no_import_root(tmp_path: Path) -> None:
     assert report.findings == []
 
 
-@pytest.mark.parametrize("module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py"])
+@pytest.mark.parametrize(
+    "module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py", "agent/tool_executor.py"]
+)
 def test_tool_making_modules_are_tool_modules_by_default(module: str) -> None:
     # a function whose name says it builds the tools (get_tools) is a factory anywhere: this one does not
     source = "from crewai_tools import SerperDevTool\n\ndef build_agent():\n    return [SerperDevTool()]\n"
     assert _codes(source, path=module) == []
     assert _codes(source, path="crew.py") == [(4, "DG102")]
+
+
+def test_a_partner_packages_tools_are_known_without_configuration() -> None:
+    """langchain-tavily's TavilySearch (the successor of langchain-community's TavilySearchResults)
+    is a tool class by the bundled table: built in a graph node and run there, with no setting."""
+    source = (
+        "from langchain_tavily import TavilySearch\n\n"
+        "web_search_tool = TavilySearch(max_results=3)\n\n"
+        "def web_search(state):\n"
+        "    return {'results': web_search_tool.invoke({'query': state['question']})}\n"
+    )
+    assert _codes(source, path="graph/nodes/web_search.py") == [(3, "DG102"), (6, "DG101")]
 
 
 # ------------------------------------------------------------------ DG103 / DG104 inference

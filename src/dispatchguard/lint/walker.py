@@ -54,6 +54,7 @@ from dispatchguard.lint.inference.flow import (
     parameter_position,
     registry_lookup_by_caller,
     rooted_in,
+    tool_run_output,
 )
 from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
@@ -300,6 +301,16 @@ class Context:
         """The class outside the project that ``node`` is an instance of
         (:func:`.inference.flow.outside_instance_class`)."""
         return outside_instance_class(self, node, fn)
+
+    def instance_of(self, node: ast.AST, fn: FunctionInfo, makers: frozenset[str]) -> str | None:
+        """Which of ``makers`` (classes or factory functions, qualified) made the value of ``node``
+        (:func:`.inference.flow.outside_instance_class`)."""
+        return outside_instance_class(self, node, fn, makers.__contains__)
+
+    def tool_output(self, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
+        """What running the library tool ``node`` with ``method`` gives, when not JSON text
+        (:func:`.inference.flow.tool_run_output`)."""
+        return tool_run_output(self, node, method, fn)
 
     def module_literal(self, name: str) -> ast.expr | None:
         """The literal (a str constant, a list, dict, set or tuple display) a module-level name is

@@ -225,3 +225,63 @@ def whole(q: str) -> str:
 def first(rows: list) -> str:
     """First."""
     return rows[0]
+
+# case: invalid what a library tool answers when run (the table's declared `_run` returns), and an agent's final answer
+import json
+
+from langchain.agents import AgentExecutor
+from langchain_core.tools import StructuredTool, tool
+from langchain_tavily import TavilySearch
+
+tavily = TavilySearch(max_results=3)
+
+
+@tool
+def search(query: str) -> str:
+    """Search."""
+    return tavily.invoke(query)  # error: DG104:12 tool function `search` returns a dict (what `TavilySearch` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def run_queries(queries: list) -> str:
+    """Run the queries."""
+    return tavily.batch([{"query": q} for q in queries])  # error: DG104:12 tool function `run_queries` returns a list (of `TavilySearch` answers, from `.batch`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+queries_tool = StructuredTool.from_function(func=run_queries)
+
+
+@tool
+def ask_agent(question: str) -> str:
+    """Ask the research agent."""
+    executor = AgentExecutor(agent=build_agent(), tools=[search])
+    result = executor.invoke({"input": question})
+    return result["output"]  # error: DG104:12 tool function `ask_agent` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
+import json
+
+from langchain_community.tools import DuckDuckGoSearchRun
+from langchain_core.tools import tool
+from langchain_tavily import TavilySearch
+
+tavily = TavilySearch(max_results=3)
+ddg = DuckDuckGoSearchRun()
+
+
+@tool
+def dumped(query: str) -> str:
+    """Search, as JSON."""
+    return json.dumps(tavily.invoke(query))
+
+
+@tool
+def chained(question: str) -> str:
+    """A chain's output key."""
+    return build_chain().invoke({"q": question})["output"]
+
+
+@tool
+def text_search(query: str) -> str:
+    """DuckDuckGo's answer is text (`_run` declares str)."""
+    return ddg.invoke(query)
+

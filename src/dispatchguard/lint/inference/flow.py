@@ -6,15 +6,19 @@ walker's ``Context``, whose bindings they read."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from dispatchguard.lint.index import ITEM_METHODS
-from dispatchguard.lint.kinds import REGISTRY
+from dispatchguard.lint.kinds import CLASS, REGISTRY
+from dispatchguard.lint.library import library_tool_output
 
 if TYPE_CHECKING:
     from dispatchguard.lint.scopes import FunctionInfo
     from dispatchguard.lint.walker import Context
+
+#: Whether a qualified name is a class of the kind asked for.
+ClassTest = Callable[[str], bool]
 
 
 def parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
@@ -135,53 +139,96 @@ def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model
     return run_time_key(key, fn, model_calls) and ctx.kind_of(container) == REGISTRY
 
 
-def outside_instance_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:
+def outside_instance_class(
+    ctx: Context, node: ast.AST, fn: FunctionInfo, accept: ClassTest | None = None
+) -> str | None:
     """The class outside the project that ``node`` is an instance of: a call of it, a local or
     module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
-    with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``)."""
-    if isinstance(node, ast.Call):
-        return _outside_class(ctx, node.func, fn)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return _attribute_class(ctx, node.attr, fn)
-    return _name_class(ctx, node.id, fn) if isinstance(node, ast.Name) else None
+    with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``).
+
+    ``accept`` tells which qualified names count as such classes (default: the classes the
+    environment's stubs and sources declare)."""
+    return _InstanceClass(ctx, fn, accept or (lambda qual: _is_outside_class(ctx, qual))).of(node)
 
 
-def _attribute_class(ctx: Context, attr: str, fn: FunctionInfo) -> str | None:
-    cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
-    typed = cls.attr_types.get(attr) if cls is not None else None
-    return _class_of_type(ctx, typed, fn) if typed is not None else None
-
-
-def _name_class(ctx: Context, name: str, fn: FunctionInfo) -> str | None:
-    values = fn.assigns.get(name)
-    if values:
-        found = {outside_instance_class(ctx, v, fn) if isinstance(v, ast.Call) else None for v in values}
-        return found.pop() if len(found) == 1 else None
-    annotation = parameter_annotation(fn.node, name)
-    if annotation is not None:
-        return _class_of_type(ctx, annotation, fn)
-    return None if fn.shadows(name) else _module_name_class(ctx, name)
-
-
-def _module_name_class(ctx: Context, name: str) -> str | None:
-    """A module-level name bound once, to a call of an outside class (``MODEL = ChatOpenAI()``)."""
-    info = ctx.info
-    descs = info.defs.get(name) or []
-    if len(descs) != 1 or descs[0][0] != "call" or name in info.imports:
+def tool_run_output(ctx: Context, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
+    """What running the library tool ``node`` is an instance of gives, when that is not JSON text:
+    ``.batch``/``.abatch`` a list of its answers; ``.invoke``/``.run`` (and their async twins) what its
+    class's ``_run`` declares it returns, read from the environment's sources or else from the
+    bundled table (``TavilySearch``: a dict). None for anything else."""
+    if method not in _TOOL_BATCHES and method not in _TOOL_RUNS:
         return None
-    qual = ctx.resolver.local_qual(info, descs[0][1])
-    return qual if qual is not None and _is_outside_class(ctx, qual) else None
+    cls = outside_instance_class(ctx, node, fn, lambda qual: _is_library_tool(ctx, qual))
+    if cls is None:
+        return None
+    name = cls.rpartition(".")[2]
+    if method in _TOOL_BATCHES:
+        return f"a list (of `{name}` answers, from `.{method}`)"
+    output = ctx.method_returns(cls, "_run") or library_tool_output(cls)
+    # a tuple is (content, artifact): only the content reaches whoever runs the tool
+    if output is None or output == "a tuple":
+        return None
+    return f"{output} (what `{name}` answers)"
 
 
-def _class_of_type(ctx: Context, node: ast.expr, fn: FunctionInfo) -> str | None:
-    if isinstance(node, ast.Call):
-        return _outside_class(ctx, node.func, fn)
-    return _outside_class(ctx, optional_inner(node), fn)
+_TOOL_BATCHES = frozenset({"batch", "abatch"})
+_TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 
 
-def _outside_class(ctx: Context, node: ast.AST, fn: FunctionInfo) -> str | None:
-    qual = ctx.qualified_name(node, fn) if isinstance(node, (ast.Name, ast.Attribute)) else None
-    return qual if qual is not None and _is_outside_class(ctx, qual) else None
+def _is_library_tool(ctx: Context, qual: str) -> bool:
+    return ctx.resolver.outside(qual) and ctx.kind(qual) == CLASS
+
+
+class _InstanceClass:
+    """One question of :func:`outside_instance_class`: the bindings of ``fn`` followed to a call
+    of a class ``accept`` takes."""
+
+    def __init__(self, ctx: Context, fn: FunctionInfo, accept: ClassTest) -> None:
+        self.ctx = ctx
+        self.fn = fn
+        self.accept = accept
+
+    def of(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Call):
+            return self.called(node.func)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return self.attribute(node.attr)
+        return self.name(node.id) if isinstance(node, ast.Name) else None
+
+    def attribute(self, attr: str) -> str | None:
+        cls = next((s for s in reversed(self.fn.scopes) if s.kind == "class"), None)
+        typed = cls.attr_types.get(attr) if cls is not None else None
+        return self.of_type(typed) if typed is not None else None
+
+    def name(self, name: str) -> str | None:
+        fn = self.fn
+        values = fn.assigns.get(name)
+        if values:
+            found = {self.of(v) if isinstance(v, ast.Call) else None for v in values}
+            return found.pop() if len(found) == 1 else None
+        annotation = parameter_annotation(fn.node, name)
+        if annotation is not None:
+            return self.of_type(annotation)
+        return None if fn.shadows(name) else self.module_name(name)
+
+    def module_name(self, name: str) -> str | None:
+        """A module-level name bound once, to a call of such a class (``MODEL = ChatOpenAI()``)."""
+        ctx = self.ctx
+        info = ctx.info
+        descs = info.defs.get(name) or []
+        if len(descs) != 1 or descs[0][0] != "call" or name in info.imports:
+            return None
+        qual = ctx.resolver.local_qual(info, descs[0][1])
+        return qual if qual is not None and self.accept(qual) else None
+
+    def of_type(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Call):
+            return self.called(node.func)
+        return self.called(optional_inner(node))
+
+    def called(self, node: ast.AST) -> str | None:
+        qual = self.ctx.qualified_name(node, self.fn) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return qual if qual is not None and self.accept(qual) else None
 
 
 def _is_outside_class(ctx: Context, qual: str) -> bool:

@@ -249,6 +249,14 @@ class ModuleKnowledge:
         """Always None: outside classes' declared methods are the walker's, not the index's."""
         return None
 
+    def tool_output(self, node: ast.AST, method: str, fn: Function) -> str | None:
+        """Always None: what library tools answer is the walker's question, not the index's."""
+        return None
+
+    def instance_of(self, node: ast.AST, fn: Function, makers: frozenset[str]) -> str | None:
+        """Always None: the index does not follow bindings to the classes that made them."""
+        return None
+
     def module_text(self, name: str) -> str | None:
         """The text of a top-level name bound once to a str constant, else None."""
         value = self.constants().get(name)

@@ -24,6 +24,13 @@ JSON = "json"
 NEVER = "never"
 # classification: "json", None (unknown), or a description of what is returned (not JSON)
 
+#: What makes an agent executor, whose runs answer ``{"output": <the final answer>, ...}``.
+AGENT_EXECUTORS = frozenset(
+    f"{package}.{name}"
+    for package in ("langchain.agents", "langchain.agents.agent", "langchain_classic.agents",
+                    "langchain_classic.agents.agent")
+    for name in ("AgentExecutor", "initialize_agent")
+)
 _JSON_FUNCS = frozenset({"json.dumps", "simplejson.dumps", "ujson.dumps", "rapidjson.dumps"})
 #: Parsers: what they give is the parsed value (a dict, a list, a number), not the text parsed.
 _PARSERS = frozenset(
@@ -154,6 +161,14 @@ class Knowledge(Protocol):
     def method_returns(self, class_qual: str, method: str) -> str | None:
         """What a method of a class outside the project declares it returns, when not JSON text."""
 
+    def tool_output(self, node: ast.AST, method: str, fn: Function) -> str | None:
+        """What running (``method``: ``invoke``, ``run``, ``batch``...) the library tool instance
+        ``node`` gives, when that is not JSON text (``TavilySearch``: a dict)."""
+
+    def instance_of(self, node: ast.AST, fn: Function, makers: frozenset[str]) -> str | None:
+        """Which of ``makers`` (qualified names of classes or factory functions) made the value of
+        ``node``, following its bindings; None when none did or it cannot tell."""
+
 
 class Classifier:
     """What a returned expression is: :data:`JSON`, None (unknown) or a description of a value
@@ -272,14 +287,33 @@ class Classifier:
         return self.name(node.id, fn, depth)
 
     def sliced(self, node: ast.Subscript, fn: Function, depth: int) -> str | None:
-        """``text[:n]``: a slice of text that is not JSON is still not; JSON cut short is broken."""
+        """``text[:n]``: a slice of text that is not JSON is still not; JSON cut short is broken.
+        ``result["output"]`` of an agent executor's run is the agent's final answer: prose."""
         window = node.slice
+        if isinstance(window, ast.Constant) and window.value == "output":
+            return self.agent_answer(node.value, fn)
         if not isinstance(window, ast.Slice):
             return None
         inner = self.classify(node.value, fn, depth + 1)
         if inner == JSON:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
+
+    def agent_answer(self, node: ast.expr, fn: Function) -> str | None:
+        """The final answer of an agent executor's run (``executor.invoke(...)``, bound to a name or
+        awaited): the text the model wrote for a person, not JSON text."""
+        if isinstance(node, ast.Name):
+            bound = fn.assigns.get(node.id) or []
+            node = bound[0] if len(bound) == 1 and isinstance(bound[0], ast.expr) else node
+        if isinstance(node, ast.Await):
+            node = node.value
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return None
+        if node.func.attr not in ("invoke", "ainvoke"):
+            return None
+        return "the agent's final answer (prose the model wrote)" if self.ctx.instance_of(
+            node.func.value, fn, AGENT_EXECUTORS
+        ) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
         """``+``: text glued to JSON or to text that cannot be JSON, or a number; ``%``: a template JSON
@@ -400,8 +434,9 @@ class Classifier:
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
-        ``_NOT_JSON_METHODS``), then by a ``self``/``cls`` method's own verdict, then by what the outside
-        class of the receiver declares the method returns; None when none of these tells.
+        ``_NOT_JSON_METHODS``), then by a ``self``/``cls`` method's own verdict, then by what a library
+        tool answers when run, then by what the outside class of the receiver declares the method
+        returns; None when none of these tells.
         """
         attr = func.attr
         handler = _METHOD_HANDLERS.get(attr)
@@ -414,6 +449,9 @@ class Classifier:
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
             target = self.ctx.method(fn, attr)
             return self.function(target, depth + 1) if target is not None else None
+        answer = self.ctx.tool_output(receiver, attr, fn)
+        if answer is not None:
+            return answer
         cls = self.ctx.instance_class(receiver, fn)
         declared = self.ctx.method_returns(cls, attr) if cls is not None else None
         return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)" if declared is not None else None  # type: ignore[union-attr]
