@@ -31,6 +31,7 @@ from dispatchguard.lint.config import DEFAULT_TOOL_PACKAGES, LintConfig
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR
+from dispatchguard.lint.library import run_answer
 from dispatchguard.lint.project import Project
 
 HERE = Path(__file__).resolve().parent
@@ -98,16 +99,15 @@ def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict
     return tools, decorators, others
 
 
-def declared_outputs(root: Path, found: tuple[dict[str, set[str]], ...]) -> dict[str, dict[str, str]]:
+def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
     """Per module, the tool classes whose ``_run`` declares a return type that is not JSON text (a
-    dict, a list, a tuple: read from the sdists' annotations), with that verdict."""
+    dict, a list: read from the sdists' annotations, see ``run_answer``), with that verdict."""
     declared = DeclaredTypes([root])
     outputs: dict[str, dict[str, str]] = {}
-    for module, names in found[0].items():
+    for module, names in tool_classes.items():
         for name in names:
-            verdict = declared.method_returns(f"{module}.{name}", "_run")
-            # a tuple is (content, artifact): only the content reaches whoever runs the tool
-            if verdict is not None and verdict not in ("a tuple", "None"):
+            verdict = run_answer(declared.method_returns(f"{module}.{name}", "_run"))
+            if verdict is not None:
                 outputs.setdefault(module, {})[name] = verdict
     return outputs
 
@@ -122,7 +122,6 @@ def main() -> None:
     others: dict[str, set[str]] = {}
     versions: dict[str, list[str]] = {}
     outputs: dict[str, dict[str, str]] = {}
-    classify_cache: list = []
     for extra in LANGCHAIN:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -132,11 +131,11 @@ def main() -> None:
                 versions.setdefault(name, [])
                 if version not in versions[name]:
                     versions[name].append(version)
-            classify_cache.append(classify(root))
-            for table, found in zip((tools, decorators, others), classify_cache[-1], strict=True):
+            found_here = classify(root)
+            for table, found in zip((tools, decorators, others), found_here, strict=True):
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
-            outputs.update(declared_outputs(root, classify_cache[-1]))
+            outputs.update(declared_outputs(root, found_here[0]))
     for module, names in tools.items():  # a tool in either langchain line is a tool
         others.get(module, set()).difference_update(names)
     data = {

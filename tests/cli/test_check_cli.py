@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -257,7 +258,9 @@ def test_unwritable_baseline_is_exit_2(project):
 
 
 def test_main_in_process(project, capsys):
+    thresholds = gc.get_threshold()
     assert main(["check", "--no-cache"]) == 1
+    assert gc.get_threshold() == thresholds  # the run's own collector settings end with it
     out, _ = capsys.readouterr()
     assert parsed(out) == EXPECTED
     assert main(["check", "--no-cache", "--exit-zero", "--output-format", "json"]) == 0

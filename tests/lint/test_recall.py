@@ -3,7 +3,9 @@ DG103/DG104 inference that needs a configuration or more than one module."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,6 +119,45 @@ def test_a_partner_packages_tools_are_known_without_configuration() -> None:
 
 
 # ------------------------------------------------------------------ DG103 / DG104 inference
+
+
+TAVILY_TOOL = (
+    "from langchain_core.tools import tool\n"
+    "from langchain_tavily import TavilySearch\n\n"
+    "@tool\n"
+    "def search(query: str) -> str:\n"
+    "    '''Search.'''\n"
+    "    return TavilySearch(max_results=3).invoke(query)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "python", [False, sys.prefix], ids=["the bundled table", "the environment's sources (the real langchain-tavily)"]
+)
+def test_what_a_library_tool_answers_comes_from_its_declared_run(tmp_path: Path, python: object) -> None:
+    """TavilySearch._run declares Dict[str, Any]: with no environment the table recorded it from the
+    sdist, with the test session's environment its installed source says it."""
+    config = dataclasses.replace(LintConfig(root=tmp_path), python=python)
+    found = [f for f in check_source(TAVILY_TOOL, config, path="tools/search.py") if f.code == "DG104"]
+    assert [(f.line, f.message.split(",")[0]) for f in found] == [
+        (7, "tool function `search` returns a dict (what `TavilySearch` answers)")
+    ]
+
+
+def test_an_awaited_agent_run_answers_prose() -> None:
+    source = (
+        "from langchain.agents import AgentExecutor\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "async def ask(question: str) -> str:\n"
+        "    '''Ask the agent.'''\n"
+        "    executor = AgentExecutor(agent=make_agent(), tools=[])\n"
+        "    reply = await executor.ainvoke({'input': question})\n"
+        "    return reply['output']\n"
+    )
+    assert _codes(source) == [(9, "DG104")]
+    # the same key of a value nobody made an agent executor says nothing
+    assert _codes(source.replace("AgentExecutor(agent=make_agent(), tools=[])", "make_chain()")) == []
 
 
 def test_strict_mode_a_helper_that_only_raises_never_returns() -> None:

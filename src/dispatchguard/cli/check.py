@@ -159,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     # A run allocates a syntax tree per file and frees it whole: the collector's default first
     # generation (700 objects) scans those trees hundreds of times for cycles they do not have
     # (benchmarks/lint_speed.py: about 4 % of a cold run's CPU on langchain-community).
+    thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
     try:
         return run_guarded(_run, args)
@@ -167,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    finally:
+        gc.set_threshold(*thresholds)  # a caller that runs `main()` in its own process keeps its own
 
 
 #: The output formats that show each finding's fix (ruff's fix object, SARIF fixes, rdjson suggestions).

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, REGISTRY
-from dispatchguard.lint.library import library_tool_output
+from dispatchguard.lint.library import library_tool_output, run_answer
 
 if TYPE_CHECKING:
     from dispatchguard.lint.scopes import FunctionInfo
@@ -164,11 +164,8 @@ def tool_run_output(ctx: Context, node: ast.AST, method: str, fn: FunctionInfo) 
     name = cls.rpartition(".")[2]
     if method in _TOOL_BATCHES:
         return f"a list (of `{name}` answers, from `.{method}`)"
-    output = ctx.method_returns(cls, "_run") or library_tool_output(cls)
-    # a tuple is (content, artifact): only the content reaches whoever runs the tool
-    if output is None or output == "a tuple":
-        return None
-    return f"{output} (what `{name}` answers)"
+    output = run_answer(ctx.method_returns(cls, "_run")) or library_tool_output(cls)
+    return f"{output} (what `{name}` answers)" if output is not None else None
 
 
 _TOOL_BATCHES = frozenset({"batch", "abatch"})

@@ -49,6 +49,13 @@ def library_kind(qual: str) -> str | None:
     return None
 
 
+def run_answer(declared: str | None) -> str | None:
+    """What running a tool gives when its ``_run`` declares ``declared`` (a verdict that is not JSON
+    text), or None when that says nothing: a tuple is ``(content, artifact)``, of which only the
+    content reaches whoever runs the tool, and ``None`` is no answer at all."""
+    return None if declared in (None, "a tuple", "None") else declared
+
+
 def library_tool_output(qual: str) -> str | None:
     """What the tool class ``qual`` of a library answers when run (its ``_run``'s declared return),
     when the table records it as not JSON text (``"a dict"``); None otherwise."""
