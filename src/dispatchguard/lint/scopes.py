@@ -13,13 +13,16 @@ class Scope:
     as function scopes); a :class:`FunctionInfo` keeps its chain of scopes until the walk ends.
     """
 
-    __slots__ = ("artifact", "attr_types", "attrs", "classes", "fn", "is_tool", "kind", "name", "names", "quals")
+    __slots__ = (
+        "artifact", "attr_types", "attrs", "classes", "fn", "functions", "is_tool", "kind", "name", "names", "quals"
+    )
 
     def __init__(self, kind: str, name: str = "") -> None:
         self.kind = kind  # "module" | "class" | "function"
         self.names: dict[str, str | None] = {}  # local name -> kind (None: bound to a non-tool)
         self.quals: dict[str, str] = {}  # local name -> qualified name (local imports)
         self.classes: set[str] = set()  # function scopes: local names bound by a class statement
+        self.functions: dict[str, FunctionInfo] = {}  # function scopes: the functions defined in it
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         # class scopes: self.<attr> -> its annotation or the call that built it (what class it is)
         self.attr_types: dict[str, ast.expr] = {}

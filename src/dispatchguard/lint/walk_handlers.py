@@ -278,6 +278,8 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
     fn = FunctionInfo(node, qualname, class_scope.name if class_scope is not None else None)
     ctx.created.append(fn)
     scope.fn = fn
+    if enclosing.kind == "function":
+        enclosing.functions[node.name] = fn
     if enclosing.kind == "module":
         fn.key = node.name
         ctx.functions.setdefault(node.name, fn)
@@ -362,8 +364,13 @@ def _bind_params(ctx: Context, scope: Scope, args: ast.arguments) -> None:
 
 
 def _qualname(ctx: Context, name: str) -> str:
-    parts = [s.name for s in ctx.scopes[1:]]
-    return ".".join([*parts, name])
+    # a function scope's name is already qualified (``Class.method``); a class scope's is bare
+    parts = [name]
+    for scope in reversed(ctx.scopes[1:]):
+        parts.append(scope.name)
+        if scope.kind == "function":
+            break
+    return ".".join(reversed(parts))
 
 
 def _is_dispatcher(ctx: Context, qualname: str) -> bool:

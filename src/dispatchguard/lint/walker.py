@@ -270,9 +270,20 @@ class Context:
         descs = self.info.defs.get(name)
         return bool(descs) and name not in self.info.imports and all(d[0] == "class" for d in descs)
 
+    def local_function(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
+        """The function defined as ``name`` in the body of ``fn`` (``def helper(): ...`` then
+        ``return helper()``), when that ``def`` is the name's only binding there; else None."""
+        own = fn.scopes[-1] if fn.scopes else None
+        found = own.functions.get(name) if own is not None else None
+        return found if found is not None and name not in fn.assigns and name not in own.quals else None
+
     def method(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
-        """The method ``name`` of ``fn``'s class, as walked in this module; None if ``fn`` is not a method."""
-        return self.functions.get(f"{fn.class_name}.{name}") if fn.class_name is not None else None
+        """The method ``name`` of ``fn``'s class, as walked in this module (for a function defined
+        inside a method, that method's class: its ``self`` is the method's); None otherwise."""
+        class_name = fn.class_name
+        if class_name is None and fn.scopes and "self" not in fn.scopes[-1].names:
+            class_name = next((s.name for s in reversed(fn.scopes) if s.kind == "class"), None)
+        return self.functions.get(f"{class_name}.{name}") if class_name is not None else None
 
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its

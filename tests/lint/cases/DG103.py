@@ -949,3 +949,52 @@ class Tool:
 class Hammer(Tool):
     def run(self, job):
         return {"hit": job}
+
+# case: invalid a function defined in the method and called there is followed, its self is the method's
+from crewai.tools import BaseTool
+
+
+class Alert(BaseTool):
+    name: str = "alert"
+    description: str = "Raise an alert."
+
+    def _run(self, reason: str) -> str:
+        @traced(name="alert")
+        def inner():
+            return self._send(reason)
+
+        try:
+            return inner()  # error: DG103:20 `Alert._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        except Exception:
+            return self._send(reason)  # error: DG103:20 `Alert._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _send(self, reason: str) -> str:
+        return f"ALERT_SENT: {reason}"
+
+# case: valid a local function's name bound again says nothing, and one returning JSON is JSON
+import json
+
+from crewai.tools import BaseTool
+
+
+class Report(BaseTool):
+    name: str = "report"
+    description: str = "Report."
+
+    def _run(self, topic: str) -> str:
+        def inner():
+            return f"Report on {topic}"
+
+        inner = pick(inner)
+        return inner()
+
+
+class Dumped(BaseTool):
+    name: str = "dumped"
+    description: str = "Dumped."
+
+    def _run(self, topic: str) -> str:
+        def inner():
+            return json.dumps({"topic": topic})
+
+        return inner()

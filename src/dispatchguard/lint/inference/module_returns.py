@@ -229,6 +229,10 @@ class ModuleKnowledge:
         """Always None: the index does not follow ``self`` calls across a class."""
         return None
 
+    def local_function(self, fn: Function, name: str) -> Function | None:
+        """Always None: the index summarises top-level functions only."""
+        return None
+
     def function_returns(self, qual: str) -> str | None:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business

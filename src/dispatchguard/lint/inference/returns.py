@@ -140,6 +140,9 @@ class Knowledge(Protocol):
     def method(self, fn: Function, name: str) -> Function | None:
         """The method ``name`` of ``fn``'s class, for ``self.name(...)`` calls; None when not known."""
 
+    def local_function(self, fn: Function, name: str) -> Function | None:
+        """The function ``fn`` defines as ``name`` in its own body (its only binding), or None."""
+
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
 
@@ -419,7 +422,8 @@ class Classifier:
     def call(self, node: ast.Call, fn: Function, depth: int) -> str | None:
         """A call: a method whose name tells (``.model_dump()``, ``", ".join(...)``), a method of
         the same class or of an outside class's instance, a named function (JSON dumpers, the
-        project's functions and classes, declared outside functions), a builtin."""
+        project's functions and classes, declared outside functions), a function defined in the
+        caller's own body, a builtin."""
         func = node.func
         if isinstance(func, ast.Attribute):
             verdict = self.method_call(node, func, fn, depth)
@@ -429,6 +433,9 @@ class Classifier:
         if qual is not None:
             return self.named_call(qual, fn, depth)
         if isinstance(func, ast.Name):
+            local = self.ctx.local_function(fn, func.id)
+            if local is not None:
+                return self.function(local, depth + 1)
             return self.builtin_call(func.id, node, fn, depth)
         return None
 
