@@ -42,7 +42,7 @@ from functools import cached_property
 from pathlib import Path
 
 from dispatchguard.lint.errors import ConfigError
-from dispatchguard.lint.index import IDENTIFIER, summarise
+from dispatchguard.lint.index import names_in, summarise
 from dispatchguard.lint.library import library_versions, tool_names
 from dispatchguard.lint.parsing import file_stat, parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo
@@ -182,7 +182,7 @@ class Environment:
         tree = None
         if data and (
             name.partition(".")[0] not in self.framework_packages
-            or not tool_names().isdisjoint(IDENTIFIER.findall(data))
+            or not tool_names().isdisjoint(names_in(data))
         ):
             tree, _ = parse_bytes(data)
         if tree is not None:

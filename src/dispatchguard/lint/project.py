@@ -32,19 +32,16 @@ from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
-from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, IDENTIFIER, module_names, summarise
+from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
-_FEW_ANCHORS = 48
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
 #: from it (``from tools.calculator import X`` in ``src/app/main.py``).
 SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", "manage.py", "__main__.py"})
-_DIGIT_BYTES = frozenset(b"0123456789")
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGIT_BYTES
 
 #: What the project knows of a file it loaded: its summary, or why it cannot be checked.
 Loaded = tuple[dict[str, Any] | None, list[Any] | None]  # (summary, error [line, col, reason])
@@ -53,24 +50,16 @@ Loaded = tuple[dict[str, Any] | None, list[Any] | None]  # (summary, error [line
 class WordSet:
     """Tool words, and a fast test of whether a file names one of them.
 
-    A word is named when it is one of the file's identifiers; a *joint* word (the parts of a
-    configured name outside the project, such as ``langchain_core.tools.tool``) when all its parts
-    are: a file can only refer to ``tool`` of ``langchain_core.tools`` by naming all three.
+    A word is named when it is one of the file's names (``index.names_in``); a *joint* word (the
+    parts of a configured name outside the project, such as ``langchain_core.tools.tool``) when all
+    its parts are: a file can only refer to ``tool`` of ``langchain_core.tools`` by naming all three.
     """
 
     def __init__(self, words: Iterable[str], joint: Iterable[tuple[str, ...]] = ()) -> None:
         self.words = frozenset(w for w in words if w)
         self.joint = frozenset(parts for parts in joint if parts)
-        encoded = frozenset(w.encode() for w in self.words)
-        self.encoded = frozenset(w for w in encoded if IDENTIFIER.fullmatch(w))
+        self.encoded = frozenset(w.encode() for w in self.words)
         self.encoded_joint = tuple(tuple(p.encode() for p in parts) for parts in sorted(self.joint))
-        # the words that contain no other word: every word contains one of them, so a substring
-        # search for the few anchors finds every candidate identifier
-        if len(self.encoded) <= 256:
-            anchors = [w for w in self.encoded if not any(o in w and o != w for o in self.encoded)]
-        else:
-            anchors = []
-        self.anchors = tuple(sorted(anchors)) if 0 < len(anchors) <= _FEW_ANCHORS else None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WordSet) and (self.words, self.joint) == (other.words, other.joint)
@@ -85,27 +74,9 @@ class WordSet:
         return bool(self.words or self.joint)
 
     def named_in(self, data: bytes) -> bool:
-        """Whether an identifier of ``data`` (as ``IDENTIFIER.findall`` finds them) is a word, or
-        all the parts of a joint word are."""
-        if self.encoded:
-            if self.anchors is not None:
-                if any(_has_identifier(data, anchor, self.encoded) for anchor in self.anchors):
-                    return True
-            elif not self.encoded.isdisjoint(IDENTIFIER.findall(data)):
-                return True
-        if not self.encoded_joint:
-            return False
-        present: dict[bytes, bool] = {}
-        for parts in self.encoded_joint:
-            for part in parts:
-                found = present.get(part)
-                if found is None:  # a substring search first: most files lack most parts
-                    found = present[part] = part in data and _has_identifier(data, part, frozenset((part,)))
-                if not found:
-                    break
-            else:
-                return True
-        return False
+        """Whether a name of ``data`` is a word, or all the parts of a joint word are."""
+        names = names_in(data)
+        return not self.encoded.isdisjoint(names) or any(names.issuperset(parts) for parts in self.encoded_joint)
 
 
 class Project:
@@ -367,27 +338,6 @@ def may_have_findings(data: bytes, words: WordSet) -> bool:
 def calls_private_run(data: bytes) -> bool:
     """Whether the bytes name a ``._run``/``._arun`` call (DG101 reports those even without a tool word)."""
     return b"run" in data and PRIVATE_RUN.search(data) is not None
-
-
-def _has_identifier(data: bytes, anchor: bytes, words: frozenset[bytes]) -> bool:
-    """Whether an identifier around an occurrence of ``anchor`` is one of ``words``, an identifier
-    being what ``IDENTIFIER.findall(data)`` yields: a run of word bytes without its leading digits."""
-    size = len(data)
-    at = data.find(anchor)
-    while at >= 0:
-        start = at
-        while start > 0 and data[start - 1] in _WORD_BYTES:
-            start -= 1
-        end = at + len(anchor)
-        while end < size and data[end] in _WORD_BYTES:
-            end += 1
-        token = data[start:end]
-        if token[0] in _DIGIT_BYTES:
-            token = token.lstrip(b"0123456789")
-        if token in words:
-            return True
-        at = data.find(anchor, end)  # the rest of this run is the same identifier
-    return False
 
 
 def outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
