@@ -218,3 +218,92 @@ def test_decorator_with_options_is_no_tool() -> None:
         "wrapped = partial_(f)\n"
     )
     assert _codes(source, path="agent.py") == []
+
+
+# ------------------------------------------------------------------ factories of the project
+
+_LOGGING_FACTORY = (
+    "from typing import Type, TypeVar\n\nT = TypeVar('T')\n\n\n"
+    "def create_logged_tool(base_tool_class: Type[T]) -> Type[T]:\n"
+    "    class LoggedTool(LoggedMixin, base_tool_class):\n        pass\n\n"
+    "    return LoggedTool\n"
+)
+_BODY_FACTORY = (  # no annotations: the class defined on the parameter and returned says it
+    "def with_logging(base):\n    class Logged(base):\n        pass\n\n    return Logged\n"
+)
+
+
+@pytest.mark.parametrize("factory", [_LOGGING_FACTORY, _BODY_FACTORY], ids=["annotations", "body"])
+def test_a_class_made_by_a_project_factory_from_a_tool_class_is_a_tool_class(tmp_path: Path, factory: str) -> None:
+    name = "create_logged_tool" if "create_logged_tool" in factory else "with_logging"
+    _write(tmp_path, "app/decorators.py", factory)
+    _write(
+        tmp_path,
+        "app/tools/search.py",
+        "from langchain_community.tools.tavily_search import TavilySearchResults\n"
+        f"from app.decorators import {name}\n\n"
+        f"LoggedTavilySearch = {name}(TavilySearchResults)\n"
+        "tavily_tool = LoggedTavilySearch(max_results=3)\n",
+    )
+    _write(
+        tmp_path,
+        "app/nodes.py",
+        "from app.tools.search import LoggedTavilySearch, tavily_tool\n\n\n"
+        "def planner(state):\n"
+        "    found = tavily_tool.invoke({'query': state['q']})\n"
+        "    more = LoggedTavilySearch(max_results=1).invoke(state['q'])\n"
+        "    return found, more\n",
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    got = [(Path(f.path).name, f.line, f.col, f.code) for f in report.findings]
+    assert got == [("nodes.py", 5, 13, "DG101"), ("nodes.py", 6, 12, "DG101"), ("nodes.py", 6, 12, "DG102")]
+
+
+def test_a_factory_of_a_plain_class_or_of_a_declared_base_makes_no_tool_class(tmp_path: Path) -> None:
+    _write(tmp_path, "app/decorators.py", _BODY_FACTORY)
+    _write(
+        tmp_path,
+        "app/models.py",
+        "from pydantic import BaseModel\nfrom langchain_core.tools import BaseTool\n\n\n"
+        "def schema_of(tool_class: type[BaseTool]) -> type[BaseTool]:\n    return tool_class.args_schema\n\n\n"
+        "class Row(BaseModel):\n    x: int\n",
+    )
+    _write(
+        tmp_path,
+        "app/nodes.py",
+        "from langchain_community.tools import DuckDuckGoSearchRun\n"
+        "from app.decorators import with_logging\nfrom app.models import Row, schema_of\n\n"
+        "LoggedRow = with_logging(Row)\nSchema = schema_of(DuckDuckGoSearchRun)\n\n\n"
+        "def node(state):\n    return LoggedRow(x=1).invoke(state), Schema(query='x').run(1)\n",
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert report.findings == []
+
+
+def test_a_tool_returned_by_a_project_factory_and_run_is_a_direct_call(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "app/tools/search.py",
+        "from langchain_community.tools import DuckDuckGoSearchRun\n"
+        "from langchain_community.tools.tavily_search import TavilySearchResults\n\n\n"
+        "def get_web_search_tool(max_results: int):\n"
+        "    if max_results > 5:\n        return TavilySearchResults(max_results=max_results)\n"
+        "    tool = DuckDuckGoSearchRun()\n    return tool\n\n\n"
+        "def get_tool(name):\n    return TOOLS[name]\n\n\n"
+        "TOOLS = {'ddg': DuckDuckGoSearchRun()}\n",
+    )
+    _write(
+        tmp_path,
+        "app/nodes.py",
+        "from app.tools.search import get_tool, get_web_search_tool\n\n\n"
+        "def research(state):\n"
+        "    found = get_web_search_tool(3).invoke(state['q'])\n"
+        "    search = get_web_search_tool(9)\n"
+        "    return found, search.run(state['q']), get_tool(state['tool']).invoke(state['q'])\n",
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    # a lookup by a name known at run time is no factory: the caller routes the model's choice
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [
+        ("nodes.py", 5, "DG101"),
+        ("nodes.py", 7, "DG101"),
+    ]

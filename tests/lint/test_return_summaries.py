@@ -122,8 +122,9 @@ def test_options_only_calls_are_marked_in_the_summary() -> None:
     defs = summarise(tree)["defs"]
     assert defs["named"] == [["call", "tool", "options"]]
     assert defs["options"] == [["call", "tool", "options"]]
-    assert defs["made"] == [["call", "tool"]]
-    assert defs["both"] == [["call", "tool"]]
+    # positional arguments that are names are kept (a class factory's argument)
+    assert defs["made"] == [["call", "tool", "args", ["fn"]]]
+    assert defs["both"] == [["call", "tool", "args", [None, "fn"]]]
 
 
 def test_messages_name_the_imported_helper(monkeypatch: pytest.MonkeyPatch) -> None:

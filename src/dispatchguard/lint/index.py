@@ -14,11 +14,16 @@ module's name later. Descriptors describe what a binding is, with names left unr
 
 - ``["class", [base, ...]]`` a class and its base expressions (dotted names);
   ``["class", [base, ...], "base"]`` for a project's own tool base (see :func:`is_home_grown_base`)
-- ``["def", [decorator, ...]]`` a function and its decorators
+- ``["def", [decorator, ...]]`` a function and its decorators;
+  ``["def", [decorator, ...], "makes", [desc, ...]]`` when every value it returns is one of these
+  calls or names of the module (a factory: :func:`made_by`);
+  ``["def", [decorator, ...], "subclass", position, parameter]`` when it returns a class derived
+  from the class passed as that argument (``create_logged_tool(SearchTool)``: :func:`made_by`)
 - ``["ref", dotted]`` an alias of another name
 - ``["call", dotted]`` the result of calling a name (an instance when it is a class);
   ``["call", dotted, "options"]`` when the call passes options only (see :func:`options_only`):
-  of a tool decorator, that gives a decorator, not a tool
+  of a tool decorator, that gives a decorator, not a tool; ``["call", dotted, "args", [dotted
+  or None, ...]]`` when a positional argument is a dotted name (a class factory's argument)
 - ``["item", desc]`` an item looked up in a container (``REG["x"]``, ``REG.get("x")``)
 - ``["coll", [desc, ...]]`` a dict (its values), list, tuple or set literal
 - ``["ann", annotation]`` a name annotated with a type (see :func:`annotation_desc`)
@@ -31,7 +36,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dispatchguard.lint.inference.module_returns import summarise_returns
+from dispatchguard.lint.inference.module_returns import SyntaxFunction, summarise_returns
 
 Desc = list[Any]
 
@@ -179,7 +184,10 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
         callee = dotted(func)
         if callee is None:
             return None
-        return ["call", callee, "options"] if options_only(node) else ["call", callee]
+        if options_only(node):
+            return ["call", callee, "options"]
+        args = [dotted(a) for a in node.args]
+        return ["call", callee, "args", args] if any(args) else ["call", callee]
     if isinstance(node, ast.Subscript):
         inner = value_desc(node.value, depth + 1)
         return ["item", inner] if inner is not None else None
@@ -356,6 +364,7 @@ class _Block:
         self.defs: dict[str, list[Desc]] = {}
         self.keys: dict[str, list[list[Any]]] = {}
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.type_vars: set[str] = set()  # names bound to ``TypeVar(...)`` so far
 
     def read(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -373,11 +382,13 @@ class _Block:
 
     def function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]
-        _bind(self.defs, self.imports, stmt.name, ["def", decorators])
+        _bind(self.defs, self.imports, stmt.name, ["def", decorators, *made_by(stmt, self.type_vars)])
         self.functions.append(stmt)
 
     def assign(self, stmt: ast.Assign) -> None:
         desc = value_desc(stmt.value)
+        if desc is not None and desc[0] == "call" and desc[1].rsplit(".", 1)[-1] == "TypeVar":
+            self.type_vars.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
         for target in stmt.targets:
             _bind_target(target, desc, self.imports, self.defs)
             _assigned_keys(target, stmt.value, self.keys)
@@ -480,6 +491,93 @@ def _summarise_mutation(call: ast.Call, imports: dict, defs: dict) -> None:
         descs = [v for v in values if v is not None]
         if descs and (func.value.id in defs):
             defs[func.value.id].append(["coll", descs])
+
+
+def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterable[str] = ()) -> Desc:
+    """What a function makes, as the tail of its ``def`` descriptor (empty when it is neither):
+
+    - ``["subclass", position, parameter]``: a class derived from the class its argument is, by its
+      annotations (``(base: Type[T]) -> Type[T]``, ``T`` one of ``type_vars`` or a type parameter
+      of the function) or its body (a class defined on a parameter's value, then returned);
+    - ``["makes", [desc, ...]]``: every value it returns is a call or a name of the module (a local
+      name bound only to such calls counts as them); ``None`` returns are left out. Whether those
+      are tools is the resolver's question (a tool factory: ``def get_search_tool(): return
+      SearchTool(...)``).
+    """
+    args = function.args
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    type_params = {getattr(p, "name", "") for p in getattr(function, "type_params", ())}
+    subclass = _subclass_parameter(function, params, {*type_vars, *type_params})
+    if subclass is not None:
+        return ["subclass", params.index(subclass), subclass]
+    made: list[Desc] = []
+    syntax = SyntaxFunction(function)
+    for ret in syntax.returns:
+        values = _returned_values(syntax, ret.value)
+        if values is None:
+            return []
+        made.extend(values)
+    return ["makes", made] if made else []
+
+
+def _returned_values(function: SyntaxFunction, value: ast.expr | None) -> list[Desc] | None:
+    """The descriptors of a returned value (a local name: of every value bound to it); None when
+    one is not a call of a module's name, nor a module's name."""
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return []
+    if isinstance(value, ast.Name):
+        bound = function.assigns.get(value.id)
+        if bound is None:
+            return [["ref", value.id]]
+        values: list[Desc] = []
+        for item in bound:
+            desc = _call_desc(function, item)
+            if desc is None:
+                return None
+            values.append(desc)
+        return values
+    desc = _call_desc(function, value)
+    return [desc] if desc is not None else None
+
+
+def _call_desc(function: SyntaxFunction, value: ast.AST | None) -> Desc | None:
+    """A call of a name of the module (not of a local or a parameter of ``function``)."""
+    if not isinstance(value, ast.Call):
+        return None
+    desc = value_desc(value)
+    if desc is None or desc[0] != "call" or function.shadows(desc[1].partition(".")[0]):
+        return None
+    return desc
+
+
+def _subclass_parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str], type_vars: set[str]
+) -> str | None:
+    returned = _type_variable(function.returns)
+    if returned in type_vars:
+        args = function.args
+        for arg in (*args.posonlyargs, *args.args):
+            if _type_variable(arg.annotation) == returned:
+                return arg.arg
+    classes = {
+        stmt.name: stmt
+        for stmt in function.body
+        if isinstance(stmt, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in params for b in stmt.bases)
+    }
+    if not classes:
+        return None
+    for ret in SyntaxFunction(function).returns:
+        if isinstance(ret.value, ast.Name) and ret.value.id in classes:
+            return next(b.id for b in classes[ret.value.id].bases if isinstance(b, ast.Name) and b.id in params)
+    return None
+
+
+def _type_variable(annotation: ast.expr | None) -> str | None:
+    """``T`` of ``Type[T]`` / ``type[T]`` / ``typing.Type[T]``, else None."""
+    if not isinstance(annotation, ast.Subscript) or not isinstance(annotation.slice, ast.Name):
+        return None
+    outer = dotted(annotation.value)
+    return annotation.slice.id if outer is not None and outer.rsplit(".", 1)[-1] in ("Type", "type") else None
 
 
 def _strip_subscript(node: ast.AST) -> ast.AST:

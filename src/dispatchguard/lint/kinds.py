@@ -6,6 +6,7 @@
   decorator, an item of a registry, a name annotated with a tool class);
 - ``REGISTRY``: a container whose values are tools;
 - ``DECORATOR``: a configured tool decorator;
+- ``FACTORY``: a function of the project that builds the tools it returns (calling it gives a tool);
 - ``PLAIN_CLASS``: any other class of the project (only :meth:`Resolver.full_kind` tells it apart);
 - None: anything else.
 """
@@ -16,5 +17,6 @@ CLASS = "class"
 TOOL = "tool"
 REGISTRY = "registry"
 DECORATOR = "decorator"
+FACTORY = "factory"
 PLAIN_CLASS = "plain-class"
-TOOL_KINDS = frozenset({CLASS, TOOL, REGISTRY, DECORATOR})
+TOOL_KINDS = frozenset({CLASS, TOOL, REGISTRY, DECORATOR, FACTORY})

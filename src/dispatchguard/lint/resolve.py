@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.inference.declared import DeclaredTypes
-from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
+from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
 
 if TYPE_CHECKING:
     from dispatchguard.lint.config import LintConfig
     from dispatchguard.lint.environment import Environment
 
-_PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, PLAIN_CLASS)
+_PRIORITY = (CLASS, TOOL, REGISTRY, DECORATOR, FACTORY, PLAIN_CLASS)
 _LIBRARY_PREFIXES = ("crewai", "langchain")  # the top-level packages the bundled table covers
 _LIBRARY_KINDS = {TOOL_CLASS: CLASS, TOOL_DECORATOR: DECORATOR, NOT_A_TOOL: None}
 _TEXT_BASES = frozenset({"str", "bytes", "UserString"})
@@ -267,11 +267,12 @@ class Resolver:
         if tag == "ref":
             return self.name_kind(info, desc[1], full)
         if tag == "call":
-            return self.call_kind(info, desc[1], len(desc) > 2)
+            marker = desc[2] if len(desc) > 2 else None
+            return self.call_kind(info, desc[1], marker == "options", desc[3] if marker == "args" else ())
         if tag == "class":
             return CLASS if len(desc) > 2 else self.class_kind(info, desc[1], full)
         if tag == "def":
-            return self.def_kind(info, desc[1])
+            return self.def_kind(info, desc)
         if tag == "item":
             return TOOL if self.desc_kind(info, desc[1]) == REGISTRY else None
         if tag == "coll":
@@ -290,12 +291,15 @@ class Resolver:
             return None  # a str subclass may well hold JSON text
         return PLAIN_CLASS
 
-    def def_kind(self, info: ModuleInfo, decorators: list[str]) -> str | None:
-        """A tool, for a function with a tool decorator."""
-        for decorator in decorators:
+    def def_kind(self, info: ModuleInfo, desc: list) -> str | None:
+        """A tool, for a function with a tool decorator; a factory, for one whose returns are all
+        tools (``["def", decorators, "makes", [desc, ...]]``)."""
+        for decorator in desc[1]:
             qual = self.local_qual(info, decorator) or decorator
             if self.kind(qual) == DECORATOR or self.is_tool_decorator(qual):
                 return TOOL
+        if len(desc) > 2 and desc[2] == "makes" and all(self.desc_kind(info, d) == TOOL for d in desc[3]):
+            return FACTORY
         return None
 
     @staticmethod
@@ -325,12 +329,21 @@ class Resolver:
         qual = self.local_qual(info, name)
         return self._kind(qual, full) if qual else self.external_bare(name)
 
-    def call_kind(self, info: ModuleInfo, callee: str, options_only: bool = False) -> str | None:
-        """What calling ``callee`` (written in ``info``) gives (:meth:`result_of_call`); None if unbound."""
+    def call_kind(
+        self, info: ModuleInfo, callee: str, options_only: bool = False, args: list[str | None] | tuple = ()
+    ) -> str | None:
+        """What calling ``callee`` (written in ``info``) with positional ``args`` (dotted names or
+        None) gives: :meth:`result_of_call`, or a tool class for a class factory of the project
+        given a tool class (:meth:`subclass_position`); None if unbound."""
         qual = self.local_qual(info, callee)
         if qual is None:
             return None
-        return self.result_of_call(qual, self.kind, options_only)
+        result = self.result_of_call(qual, self.kind, options_only)
+        if result is None and args:
+            classes = [i for i, arg in enumerate(args) if arg and self.name_kind(info, arg) == CLASS]
+            if classes and self.subclass_position(qual) in classes:
+                return CLASS
+        return result
 
     @staticmethod
     def result_of_call(qual: str, kind: Any, options_only: bool = False) -> str | None:
@@ -340,7 +353,7 @@ class Resolver:
         k = kind(qual)
         if k == DECORATOR and options_only:
             return DECORATOR
-        if k in (CLASS, DECORATOR):
+        if k in (CLASS, DECORATOR, FACTORY):
             return TOOL
         parent, _, attr = qual.rpartition(".")
         if parent and (attr.startswith("from_") or attr in ITEM_METHODS):
@@ -349,11 +362,21 @@ class Resolver:
                 return TOOL
         return None
 
-    def function_returns(self, qual: str) -> str | None:
-        """What the function ``qual`` returns, as the summary of the module that defines it records it
-        (:mod:`dispatchguard.lint.inference.returns`: JSON, NEVER or a description of a value that is not a JSON
-        string), following imports, aliases and re-exports; None when unknown. Loads any module it
-        needs, as :meth:`full_kind` does."""
+    def subclass_position(self, qual: str) -> int | None:
+        """The position of the argument whose subclass the project function ``qual`` returns (the
+        index's ``["def", decorators, "subclass", position, parameter]``), else None. Loads any
+        module it needs, as :meth:`function_returns` does."""
+        found = self._defined(qual)
+        if found is None:
+            return None
+        info, name = found
+        descs = info.defs.get(name, ())
+        if len(descs) != 1 or descs[0][0] != "def" or len(descs[0]) < 4 or descs[0][2] != "subclass":
+            return None
+        return descs[0][3]
+
+    def _defined(self, qual: str) -> tuple[ModuleInfo, str] | None:
+        """The project module that binds ``qual`` itself (imports and re-exports followed), and the name there."""
         for _ in range(_MAX_DEPTH):
             info, rest = self.split(qual, any_module=True)
             if not isinstance(info, ModuleInfo) or len(rest) != 1:
@@ -361,11 +384,19 @@ class Resolver:
             name = rest[0]
             target = info.imports.get(name)
             if target is None:
-                return info.returns.get(name)
+                return info, name
             if name in info.defs:  # imported, and bound otherwise too (try/except ImportError)
                 return None
             qual = self.absolute(info, target)
         return None
+
+    def function_returns(self, qual: str) -> str | None:
+        """What the function ``qual`` returns, as the summary of the module that defines it records it
+        (:mod:`dispatchguard.lint.inference.returns`: JSON, NEVER or a description of a value that is not a JSON
+        string), following imports, aliases and re-exports; None when unknown. Loads any module it
+        needs, as :meth:`full_kind` does."""
+        found = self._defined(qual)
+        return found[0].returns.get(found[1]) if found is not None else None
 
 
 def _best(kinds: list[str | None]) -> str | None:
