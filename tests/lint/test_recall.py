@@ -307,3 +307,31 @@ def test_a_tool_returned_by_a_project_factory_and_run_is_a_direct_call(tmp_path:
         ("nodes.py", 5, "DG101"),
         ("nodes.py", 7, "DG101"),
     ]
+
+
+def test_a_project_decorator_factory_wrapping_tool_makes_tools_reexported_by_a_star_import(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "app/tools/registry.py",
+        "from langchain_core.tools import tool as base_tool\n\n\n"
+        "def tagged_tool(*tags):\n"
+        "    def tool_decorator(fn):\n        wrapped = base_tool(fn)\n        wrapped.tags = list(tags)\n"
+        "        return wrapped\n\n    return tool_decorator\n\n\n"
+        "def as_tool(fn):\n    return base_tool(fn)\n",
+    )
+    _write(
+        tmp_path,
+        "app/tools/orders.py",
+        "from .registry import as_tool, tagged_tool\n\n\n"
+        "@tagged_tool('orders')\ndef order_status(order_id: str) -> str:\n    return f'status: {order_id} shipped'\n\n\n"
+        "@as_tool\ndef refund(order_id: str) -> dict:\n    return {'order': order_id}\n",
+    )
+    _write(tmp_path, "app/tools/__init__.py", "from .orders import *\nfrom . import registry\n")
+    _write(
+        tmp_path,
+        "app/graph.py",
+        "import app.tools as tools\n\n\ndef node(state):\n    return tools.order_status.invoke(state['id'])\n",
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    got = [(Path(f.path).name, f.line, f.code) for f in report.findings]
+    assert got == [("graph.py", 5, "DG101"), ("orders.py", 6, "DG104"), ("orders.py", 11, "DG104")]

@@ -36,7 +36,7 @@ from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relativ
 from dispatchguard.lint.findings import CheckReport, Finding, finding_order
 from dispatchguard.lint.notebook import Notebook, NotebookError, read_notebook
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
-from dispatchguard.lint.project import Loaded, Project, WordSet, calls_private_run, may_have_findings
+from dispatchguard.lint.project import STAR_IMPORT, Loaded, Project, WordSet, calls_private_run, may_have_findings
 
 Progress = Callable[[int, int], None]
 
@@ -306,7 +306,7 @@ class _CheckRun:
             data, _ = self.read(key)
             if data is None:
                 continue
-            if look_for.named_in(data):
+            if look_for.named_in(data) or (previous is None and STAR_IMPORT in data):
                 yield key, data
             elif key not in self.quick:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))

@@ -5,7 +5,8 @@ A summary depends only on the file's content (so it is cached by content hash) a
 ``{"imports": {local: target}, "defs": {name: [descriptor, ...]}}``, plus ``"keys": {registry:
 [[key, descriptor], ...]}`` when the module registers values under literal string keys
 (``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
-registered names the fixes use; ``"returns": {function: verdict}`` when a top-level function's
+registered names the fixes use; ``"stars": [module, ...]`` for its ``from module import *`` (a
+package's ``__init__`` re-exporting its modules' names); ``"returns": {function: verdict}`` when a top-level function's
 returns are all known to be JSON text, all known not to be, or it only raises (see
 :func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone).
 
@@ -247,6 +248,8 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
             if name not in imports and name not in defs:
                 imports[name] = target
     summary: dict[str, Any] = {"imports": imports, "defs": defs}
+    if block.stars:
+        summary["stars"] = block.stars
     if keys:
         summary["keys"] = keys
     if functions:
@@ -365,6 +368,7 @@ class _Block:
         self.keys: dict[str, list[list[Any]]] = {}
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.type_vars: set[str] = set()  # names bound to ``TypeVar(...)`` so far
+        self.stars: list[str] = []  # the modules of ``from module import *``
 
     def read(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -374,6 +378,8 @@ class _Block:
 
     def imported(self, stmt: ast.Import | ast.ImportFrom) -> None:
         self.imports.update(import_bindings(stmt))
+        if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
+            self.stars.append("." * stmt.level + (stmt.module or ""))
 
     def class_def(self, stmt: ast.ClassDef) -> None:
         bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
@@ -502,7 +508,9 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
     - ``["makes", [desc, ...]]``: every value it returns is a call or a name of the module (a local
       name bound only to such calls counts as them); ``None`` returns are left out. Whether those
       are tools is the resolver's question (a tool factory: ``def get_search_tool(): return
-      SearchTool(...)``).
+      SearchTool(...)``);
+    - ``["decorator", [desc, ...]]``: it returns a function defined in it, which makes those (a
+      decorator factory: ``def tagged_tool(*tags): def deco(fn): return tool(fn) ...; return deco``).
     """
     args = function.args
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
@@ -512,12 +520,33 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
         return ["subclass", params.index(subclass), subclass]
     made: list[Desc] = []
     syntax = SyntaxFunction(function)
+    inner = _returned_inner_function(function, syntax)
+    if inner is not None:
+        inner_made = made_by(inner)
+        return ["decorator", inner_made[1]] if inner_made[:1] == ["makes"] else []
     for ret in syntax.returns:
         values = _returned_values(syntax, ret.value)
         if values is None:
             return []
         made.extend(values)
     return ["makes", made] if made else []
+
+
+def _returned_inner_function(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, syntax: SyntaxFunction
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function defined in ``function``'s body that every return of it returns, if there is one."""
+    returns = syntax.returns
+    if not returns or not all(isinstance(r.value, ast.Name) for r in returns):
+        return None
+    names = {r.value.id for r in returns}  # type: ignore[union-attr]
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    defined = [s for s in function.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+    if len(defined) != 1 or len(syntax.assigns.get(name, ())) != 1:
+        return None
+    return defined[0]
 
 
 def _returned_values(function: SyntaxFunction, value: ast.expr | None) -> list[Desc] | None:

@@ -7,7 +7,8 @@ question reaches it.
 **Tool words and candidates.** A *tool word* is a configured base, decorator or package name, or
 the name of a binding of a loaded module whose kind is tool-related. A file whose identifiers
 include no tool word can neither hold a finding (but for ``._run`` calls) nor make another file's
-name tool-related: every route to a tool names one. :meth:`Project.close_words` therefore scans
+name tool-related: every route to a tool names one, but for a star import (``STAR_IMPORT``: such a
+module is a candidate anyway). :meth:`Project.close_words` therefore scans
 the bytes of the files for tool words and loads only the *candidates* that name one, in rounds,
 until no new word appears. What the resolver is then told about the project is exactly what a full
 index would tell it, at the cost of parsing the candidates only.
@@ -39,6 +40,9 @@ from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
+#: A module with ``from module import *`` is a candidate from the first round: the names it
+#: re-exports (a package's ``__init__``) reach tools without naming a tool word.
+STAR_IMPORT = b"import *"
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
 #: from it (``from tools.calculator import X`` in ``src/app/main.py``).
 SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", "manage.py", "__main__.py"})

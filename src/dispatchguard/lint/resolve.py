@@ -40,7 +40,7 @@ _MAX_DEPTH = 60
 class ModuleInfo:
     """One module's summary (see :mod:`.index`) under its primary name and aliases."""
 
-    __slots__ = ("aliases", "defs", "imports", "is_package", "name", "returns")
+    __slots__ = ("aliases", "defs", "imports", "is_package", "name", "returns", "stars")
 
     def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
@@ -49,6 +49,7 @@ class ModuleInfo:
         self.imports: dict[str, str] = summary["imports"]
         self.defs: dict[str, list] = summary["defs"]
         self.returns: dict[str, str] = summary.get("returns", {})
+        self.stars: list[str] = summary.get("stars", [])
 
 
 class ModuleSource(Protocol):
@@ -259,6 +260,10 @@ class Resolver:
                 found.append(self.desc_kind(info, desc, full and not outside))
         elif not outside:
             found.append(self.external_kind(qual))
+        if not found and info.stars and not head.startswith("_"):
+            # a name neither imported nor bound here may come from a star import
+            for star in info.stars:
+                found.append(self._kind(".".join([self.absolute(info, star), *rest]), full))
         return _best(found)
 
     def desc_kind(self, info: ModuleInfo, desc: list, full: bool = False) -> str | None:
@@ -292,14 +297,16 @@ class Resolver:
         return PLAIN_CLASS
 
     def def_kind(self, info: ModuleInfo, desc: list) -> str | None:
-        """A tool, for a function with a tool decorator; a factory, for one whose returns are all
-        tools (``["def", decorators, "makes", [desc, ...]]``)."""
+        """A tool, for a function with a tool decorator (a factory used as one included); a
+        factory, for one whose returns are all tools (``["def", decorators, "makes", [desc, ...]]``);
+        a tool decorator, for one that returns such a factory (``"decorator"``)."""
         for decorator in desc[1]:
             qual = self.local_qual(info, decorator) or decorator
-            if self.kind(qual) == DECORATOR or self.is_tool_decorator(qual):
+            if self.kind(qual) in (DECORATOR, FACTORY) or self.is_tool_decorator(qual):
                 return TOOL
-        if len(desc) > 2 and desc[2] == "makes" and all(self.desc_kind(info, d) == TOOL for d in desc[3]):
-            return FACTORY
+        made = desc[2] if len(desc) > 2 else None
+        if made in ("makes", "decorator") and all(self.desc_kind(info, d) == TOOL for d in desc[3]):
+            return FACTORY if made == "makes" else DECORATOR
         return None
 
     @staticmethod

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dispatchguard.lint.index import dotted, import_bindings
 from dispatchguard.lint.inference.flow import model_call_target
-from dispatchguard.lint.kinds import CLASS, DECORATOR, REGISTRY, TOOL
+from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 
 if TYPE_CHECKING:
@@ -308,13 +308,18 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
         ctx.scopes.pop()
 
 
+#: what a function decorated with it is a tool for: a tool decorator, or a factory of the project
+#: used as one (``def as_tool(fn): return tool(fn)``, then ``@as_tool``)
+_DECORATING = (DECORATOR, FACTORY)
+
+
 def _tool_decorator_artifact(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
     """None when no decorator is a tool decorator; else whether it declares
     ``response_format="content_and_artifact"``."""
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         qual = ctx.qualified_name(target) or dotted(target)
-        if qual and (ctx.kind(qual) == DECORATOR or ctx.resolver.is_tool_decorator(qual)):
+        if qual and (ctx.kind(qual) in _DECORATING or ctx.resolver.is_tool_decorator(qual)):
             return isinstance(decorator, ast.Call) and any(
                 kw.arg == "response_format"
                 and isinstance(kw.value, ast.Constant)
@@ -328,7 +333,7 @@ def _is_tool_function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         qual = ctx.qualified_name(target) or dotted(target)
-        if qual and (ctx.kind(qual) == DECORATOR or ctx.resolver.is_tool_decorator(qual)):
+        if qual and (ctx.kind(qual) in _DECORATING or ctx.resolver.is_tool_decorator(qual)):
             return True
     return False
 
