@@ -45,6 +45,7 @@ PRIVATE_RUN = re.compile(rb"\._a?run\b")
 STAR_IMPORT = b"import *"
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
 #: from it (``from tools.calculator import X`` in ``src/app/main.py``).
+_FEW_WORDS = 16
 SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", "manage.py", "__main__.py"})
 
 #: What the project knows of a file it loaded: its summary, or why it cannot be checked.
@@ -64,6 +65,7 @@ class WordSet:
         self.joint = frozenset(parts for parts in joint if parts)
         self.encoded = frozenset(w.encode() for w in self.words)
         self.encoded_joint = tuple(tuple(p.encode() for p in parts) for parts in sorted(self.joint))
+        self.few = not self.joint and len(self.encoded) <= _FEW_WORDS
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WordSet) and (self.words, self.joint) == (other.words, other.joint)
@@ -79,6 +81,8 @@ class WordSet:
 
     def named_in(self, data: bytes) -> bool:
         """Whether a name of ``data`` is a word, or all the parts of a joint word are."""
+        if self.few and not any(word in data for word in self.encoded):
+            return False  # a later round looks for a few new words: a substring search rules most files out
         names = names_in(data)
         return not self.encoded.isdisjoint(names) or any(names.issuperset(parts) for parts in self.encoded_joint)
 
