@@ -125,6 +125,12 @@ def test_settings_from_env(monkeypatch):
     http.reset_clients(reset_settings=True)
     assert http.get_settings().read_timeout == 9
     assert http.get_client().timeout.read == 9
+    # the environment is read again only there: configure's overrides are dropped with it
+    http.configure(read_timeout=3, max_attempts=2)
+    monkeypatch.setenv("DISPATCHGUARD_HTTP_READ_TIMEOUT", "8")
+    assert http.get_settings().read_timeout == 3
+    http.reset_clients(reset_settings=True)
+    assert (http.get_settings().read_timeout, http.get_settings().max_attempts) == (8, HttpSettings().max_attempts)
 
 
 # -- requests_session ------------------------------------------------------------------------------

@@ -316,3 +316,49 @@ def test_the_pytest_plugin_makes_one_item_per_tool_only_when_asked(tmp_path: Pat
     assert "PASSED ::dispatchguard-verify[tools.good]" in asked.stdout
     assert "FAILED ::dispatchguard-verify[tools.bad]" in asked.stdout
     assert "tools.py:14: DG104 violation: returned dict, not str" in asked.stdout
+
+
+FACTORY_PROJECT = '''
+from langchain_core.tools import BaseTool
+
+
+class Keyed(BaseTool):
+    name: str = "keyed"
+    description: str = "Needs its key to be built; answers a dict."
+    key: str
+
+    def _run(self, q: str) -> dict:
+        return {"q": q}
+
+
+def make_keyed() -> Keyed:
+    return Keyed(key="from-the-factory")
+
+
+class Legacy(BaseTool):
+    name: str = "legacy"
+    description: str = "Excluded from verify: never run."
+
+    def _run(self, q: str) -> dict:
+        return {"q": q}
+'''
+
+
+def test_the_pytest_plugin_applies_the_verify_settings_as_the_cli_does(tmp_path: Path) -> None:
+    """A tool that only a configured factory builds is built and run under the plugin, as under
+    `dispatchguard verify`, not skipped as not built; an excluded tool gets no item."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.dispatchguard.verify]\ncases = 3\nexclude = ["tools.Leg*"]\n'
+        '[tool.dispatchguard.verify.factories]\n"tools.Keyed" = "tools:make_keyed"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "tools.py").write_text(textwrap.dedent(FACTORY_PROJECT), encoding="utf-8")
+    plugin = ["-p", "no:cacheprovider", "-p", "no:randomly", "--dispatchguard-verify", "-rA"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *plugin],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert "FAILED ::dispatchguard-verify[tools.Keyed]" in done.stdout, done.stdout  # built by the factory
+    assert "tools.py:5: DG103 violation: returned dict" in done.stdout, done.stdout
+    assert "tools.Legacy" not in done.stdout, done.stdout
+    assert "1 failed" in done.stdout and done.returncode == 1, done.stdout

@@ -12,7 +12,6 @@ the project's code with this interpreter.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import sys
 from typing import Any
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from dispatchguard.verify.discover import discover
+    from dispatchguard.verify.discover import verify_targets
     from dispatchguard.verify.runner import VerifyOptions, verify_tools
 
     config = effective_config(args)
@@ -52,8 +51,7 @@ def _run(args: argparse.Namespace) -> int:
     options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout)
     if options.cases < 1 or options.timeout <= 0:
         raise UsageError("--cases must be at least 1 and --timeout positive")
-    found = discover(args.paths, config)
-    targets = [t for t in found if not any(fnmatch.fnmatch(t.label, p) for p in settings.exclude)]
+    targets = verify_targets(args.paths, config)
     reports = verify_tools(targets, options, jobs=args.jobs)
     if args.output_format == "json":
         sys.stdout.write(json.dumps([_as_json(r) for r in reports], indent=2, default=repr) + "\n")

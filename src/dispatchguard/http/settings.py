@@ -4,7 +4,8 @@ Each field of :class:`HttpSettings` can be set through the environment variable
 ``DISPATCHGUARD_HTTP_<FIELD>`` (upper case), e.g. ``DISPATCHGUARD_HTTP_READ_TIMEOUT=10`` or
 ``DISPATCHGUARD_HTTP_CACHE_PATH=~/.cache/dispatchguard/http.sqlite``, and in code through
 :func:`dispatchguard.http.configure`. Environment variables are read once, when the settings are
-first needed (or again after ``configure(reload_env=True)``).
+first needed, and again after ``reset_clients(reset_settings=True)`` (which also drops the overrides
+made with ``configure``).
 """
 
 from __future__ import annotations

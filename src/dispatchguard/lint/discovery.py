@@ -54,7 +54,7 @@ class SourceFile:
 
     path: Path  # absolute
     relpath: str  # root-relative POSIX path (absolute POSIX path when outside the root)
-    key: str  # cache key: absolute POSIX path
+    key: str  # its name in the project's tables: absolute POSIX path (check_source: the root-relative path)
 
 
 @dataclass

@@ -9,6 +9,7 @@ arguments), read from the index's registered keys."""
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +76,13 @@ def discover(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> lis
                     if _built_tool(project, info, desc) and registry in lines:
                         found.append(ToolTarget(info.name, registry, "entry", root, path, lines[registry], entry))
     return sorted(found, key=lambda t: (t.path, t.line, t.key or ""))
+
+
+def verify_targets(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> list[ToolTarget]:
+    """The tools ``dispatchguard verify`` and its pytest plugin run: those ``discover`` finds,
+    less the ones whose label matches a glob of ``[tool.dispatchguard.verify] exclude``."""
+    patterns = config.verify.exclude
+    return [t for t in discover(paths, config) if not any(fnmatch.fnmatch(t.label, p) for p in patterns)]
 
 
 def _built_tool(project: Project, info: ModuleInfo, desc: list) -> bool:

@@ -34,11 +34,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not _enabled(config):
         return
     from dispatchguard.lint.config import load_config
-    from dispatchguard.verify.discover import discover
+    from dispatchguard.verify.discover import verify_targets
 
     root = str(config.rootpath)
-    settings = load_config([root])
-    for target in discover([root], settings):
+    for target in verify_targets([root], load_config([root])):
         items.append(ToolItem.from_parent(session, name=f"dispatchguard-verify[{target.label}]", target=target))
 
 
@@ -56,15 +55,7 @@ class ToolItem(pytest.Item):
         from dispatchguard.lint.config import load_config
         from dispatchguard.verify.runner import VerifyOptions, verify_tool
 
-        settings = load_config([str(self.config.rootpath)]).verify
-        options = VerifyOptions(
-            cases=settings.cases,
-            timeout=settings.timeout,
-            output_cap=settings.output_cap,
-            examples={label: list(cases) for label, cases in settings.examples},
-            pass_env=settings.pass_env,
-            loopback=settings.loopback,
-        )
+        options = VerifyOptions.from_settings(load_config([str(self.config.rootpath)]).verify)
         report = verify_tool(self.target, options)
         if report.status == "not_built":
             pytest.skip(f"not built: {report.detail}")
