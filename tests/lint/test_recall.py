@@ -323,7 +323,8 @@ def test_a_project_decorator_factory_wrapping_tool_makes_tools_reexported_by_a_s
         tmp_path,
         "app/tools/orders.py",
         "from .registry import as_tool, tagged_tool\n\n\n"
-        "@tagged_tool('orders')\ndef order_status(order_id: str) -> str:\n    return f'status: {order_id} shipped'\n\n\n"
+        "@tagged_tool('orders')\ndef order_status(order_id: str) -> str:\n"
+        "    return f'status: {order_id} shipped'\n\n\n"
         "@as_tool\ndef refund(order_id: str) -> dict:\n    return {'order': order_id}\n",
     )
     _write(tmp_path, "app/tools/__init__.py", "from .orders import *\nfrom . import registry\n")
