@@ -96,6 +96,23 @@ def test_a_folder_without_a_script_is_no_import_root(tmp_path: Path) -> None:
     assert report.findings == []
 
 
+def test_a_relative_import_from_a_namespace_folder_inside_a_package_resolves(tmp_path: Path) -> None:
+    # reporting/ has no __init__.py, its parents do: at run time it is a namespace package of
+    # src.main.phases, and .tools.reporting_tools is src.main.phases.reporting.tools.reporting_tools
+    for package in ("src", "src/main", "src/main/phases"):
+        _write(tmp_path, f"{package}/__init__.py", "")
+    tool = "from langchain_core.tools import BaseTool\n\nclass WriteReport(BaseTool):\n    pass\n"
+    _write(tmp_path, "src/main/phases/reporting/tools/reporting_tools.py", tool)
+    _write(
+        tmp_path,
+        "src/main/phases/reporting/reporter.py",
+        "from .tools.reporting_tools import WriteReport\n\nclass Reporter:\n"
+        "    def __init__(self):\n        self.tools = [WriteReport()]\n",
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert [(Path(f.path).name, f.line, f.col, f.code) for f in report.findings] == [("reporter.py", 5, 23, "DG102")]
+
+
 @pytest.mark.parametrize(
     "module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py", "agent/tool_executor.py"]
 )

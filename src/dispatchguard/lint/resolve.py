@@ -123,17 +123,23 @@ class Resolver:
     # ---------------------------------------------------------------- names
 
     def absolute(self, info: ModuleInfo, target: str) -> str:
-        """Resolve a relative import target (leading dots) against the importing module."""
+        """Resolve a relative import target (leading dots) against the importing module: its
+        primary name, or the first of its aliases against which the target names a module of the
+        project (a folder without ``__init__.py`` inside a package is a namespace package at run
+        time: ``src/app/phase/run.py`` importing ``.tools.x`` means ``src.app.phase.tools.x``)."""
         if not target.startswith("."):
             return target
-        level = len(target) - len(target.lstrip("."))
-        parts = info.name.split(".") if info.name else []
-        if not info.is_package:
-            parts = parts[:-1]
-        if level > 1:
-            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
-        rest = target[level:]
-        return ".".join([*parts, rest] if rest else parts)
+        resolved = _relative(info.name, info.is_package, target)
+        if info.aliases and not self._names_module(resolved):
+            for alias in info.aliases:
+                candidate = _relative(alias, info.is_package, target)
+                if self._names_module(candidate):
+                    return candidate
+        return resolved
+
+    def _names_module(self, qual: str) -> bool:
+        """Whether ``qual`` is a module of the project, or a name in one (``from .m import X``)."""
+        return qual in self.names or qual.rpartition(".")[0] in self.names
 
     def local_qual(self, info: ModuleInfo, name: str) -> str | None:
         """The qualified name a dotted expression written in module ``info`` refers to."""
@@ -404,6 +410,17 @@ class Resolver:
         needs, as :meth:`full_kind` does."""
         found = self._defined(qual)
         return found[0].returns.get(found[1]) if found is not None else None
+
+
+def _relative(module: str, is_package: bool, target: str) -> str:
+    level = len(target) - len(target.lstrip("."))
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    rest = target[level:]
+    return ".".join([*parts, rest] if rest else parts)
 
 
 def _best(kinds: list[str | None]) -> str | None:
