@@ -257,6 +257,38 @@ def ask_agent(question: str) -> str:
     result = executor.invoke({"input": question})
     return result["output"]  # error: DG104:12 tool function `ask_agent` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
+# case: invalid a prebuilt agent graph's last message is its final answer (a sub-agent as a tool)
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import Tool
+from langgraph.prebuilt import create_react_agent
+
+orders_agent = create_react_agent(model, tools=[])
+
+
+def delegate_to_orders(request: str) -> str:
+    result = orders_agent.invoke({"messages": [HumanMessage(content=request)]})
+    response = result["messages"][-1].content
+    return response  # error: DG104:12 tool function `delegate_to_orders` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+delegate = Tool(name="orders", func=delegate_to_orders, description="Ask the orders agent.")
+
+# case: valid the messages of a graph that is not a prebuilt agent, and another attribute of the last message
+from langchain_core.tools import tool
+from langgraph.prebuilt import create_react_agent
+
+
+@tool
+def ask_graph(question: str) -> str:
+    """A custom graph's last message may be anything."""
+    return build_graph().compile().invoke({"messages": [question]})["messages"][-1].content
+
+
+@tool
+def last_id(question: str) -> str:
+    """Not the content."""
+    return create_react_agent(model, tools=[]).invoke({"messages": [question]})["messages"][-1].id
+
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 

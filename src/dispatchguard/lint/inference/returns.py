@@ -31,6 +31,13 @@ AGENT_EXECUTORS = frozenset(
                     "langchain_classic.agents.agent")
     for name in ("AgentExecutor", "initialize_agent")
 )
+#: What makes a prebuilt agent graph, whose runs answer ``{"messages": [..., <the final answer>]}``.
+AGENT_GRAPHS = frozenset(
+    {
+        "langgraph.prebuilt.create_react_agent", "langgraph.prebuilt.chat_agent_executor.create_react_agent",
+        "langchain.agents.create_agent", "langchain.agents.factory.create_agent",
+    }
+)  # fmt: skip
 _JSON_FUNCS = frozenset({"json.dumps", "simplejson.dumps", "ujson.dumps", "rapidjson.dumps"})
 #: Parsers: what they give is the parsed value (a dict, a list, a number), not the text parsed.
 _PARSERS = frozenset(
@@ -302,9 +309,21 @@ class Classifier:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
 
-    def agent_answer(self, node: ast.expr, fn: Function) -> str | None:
-        """The final answer of an agent executor's run (``executor.invoke(...)``, bound to a name or
-        awaited): the text the model wrote for a person, not JSON text."""
+    def last_message(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``run["messages"][-1].content`` of a prebuilt agent graph's run (``create_react_agent``,
+        ``create_agent``): its last message is the agent's final answer, prose. Any other attribute,
+        or the messages of another graph (whose last message may be anything), is None."""
+        last = node.value
+        if node.attr != "content" or not (isinstance(last, ast.Subscript) and _is_last(last.slice)):
+            return None
+        messages = last.value
+        if not (isinstance(messages, ast.Subscript) and isinstance(messages.slice, ast.Constant)):
+            return None
+        return self.agent_answer(messages.value, fn, AGENT_GRAPHS) if messages.slice.value == "messages" else None
+
+    def agent_answer(self, node: ast.expr, fn: Function, makers: frozenset[str] = AGENT_EXECUTORS) -> str | None:
+        """The final answer of an agent's run (``executor.invoke(...)`` of an instance ``makers``
+        made, bound to a name or awaited): the text the model wrote for a person, not JSON text."""
         if isinstance(node, ast.Name):
             bound = fn.assigns.get(node.id) or []
             node = bound[0] if len(bound) == 1 and isinstance(bound[0], ast.expr) else node
@@ -315,7 +334,7 @@ class Classifier:
         if node.func.attr not in ("invoke", "ainvoke"):
             return None
         return "the agent's final answer (prose the model wrote)" if self.ctx.instance_of(
-            node.func.value, fn, AGENT_EXECUTORS
+            node.func.value, fn, makers
         ) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
@@ -562,6 +581,7 @@ _CLASSIFIERS = {
     ast.Name: Classifier.named,
     ast.Call: Classifier.call,
     ast.Subscript: Classifier.sliced,
+    ast.Attribute: Classifier.last_message,
 }
 _METHOD_HANDLERS = {
     "model_dump_json": Classifier._json_text,
@@ -614,6 +634,16 @@ def _union_members(node: ast.expr) -> list[ast.expr] | None:
     inner = node.slice
     members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
     return [*members, ast.Constant(None)] if _last_name(node.value) == "Optional" else members
+
+
+def _is_last(index: ast.expr) -> bool:
+    """``[-1]``."""
+    return (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and index.operand.value == 1
+    )
 
 
 def _last_name(node: ast.AST) -> str | None:
