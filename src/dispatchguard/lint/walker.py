@@ -285,6 +285,21 @@ class Context:
             class_name = next((s.name for s in reversed(fn.scopes) if s.kind == "class"), None)
         return self.functions.get(f"{class_name}.{name}") if class_name is not None else None
 
+    def instance_method(self, node: ast.AST, name: str, fn: FunctionInfo) -> FunctionInfo | None:
+        """The method ``name`` of this module's class whose instance ``node`` is: a module-level name
+        bound once, to a call of a class this module defines (its only binding); None otherwise."""
+        if not isinstance(node, ast.Name) or fn.shadows(node.id):
+            return None
+        info = self.info
+        descs = info.defs.get(node.id)
+        if not descs or len(descs) != 1 or descs[0][0] != "call" or node.id in info.imports:
+            return None
+        class_name = descs[0][1]
+        classes = info.defs.get(class_name)
+        if not classes or class_name in info.imports or any(d[0] != "class" for d in classes):
+            return None
+        return self.functions.get(f"{class_name}.{name}")
+
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
         summary through the resolver (which may load modules); memoised in ``return_deps``.

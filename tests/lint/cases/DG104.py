@@ -289,6 +289,65 @@ def last_id(question: str) -> str:
     """Not the content."""
     return create_react_agent(model, tools=[]).invoke({"messages": [question]})["messages"][-1].id
 
+# case: invalid a method of the module's class, called on a module-level instance of it
+from langchain_core.tools import Tool
+
+
+class ConversationMemory:
+    def __init__(self) -> None:
+        self.facts: list = []
+
+    def summary(self) -> str:
+        return "; ".join(self.facts)
+
+
+memory = ConversationMemory()
+
+
+def recall(query: str = "") -> str:
+    return memory.summary()  # error: DG104:12 tool function `recall` returns text joined with '; ', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+recall_tool = Tool(name="recall", func=recall, description="What the user said.")
+
+# case: valid a module-level instance's method that dumps JSON, an instance of an imported class, a rebound instance
+import json
+
+from langchain_core.tools import tool
+from memory import Memory
+
+
+class Store:
+    def dump(self) -> str:
+        return json.dumps({"rows": []})
+
+    def text(self) -> str:
+        return "\n".join(["a", "b"])
+
+
+store = Store()
+other = Memory()
+twice = Store()
+twice = Memory()
+
+
+@tool
+def dumped(query: str) -> str:
+    """Dumped."""
+    return store.dump()
+
+
+@tool
+def imported(query: str) -> str:
+    """An imported class's method: unknown here."""
+    return other.text()
+
+
+@tool
+def rebound(query: str) -> str:
+    """Bound twice: unknown."""
+    return twice.text()
+
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 

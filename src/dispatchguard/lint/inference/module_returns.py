@@ -233,6 +233,10 @@ class ModuleKnowledge:
         """Always None: the index summarises top-level functions only."""
         return None
 
+    def instance_method(self, node: ast.AST, name: str, fn: Function) -> Function | None:
+        """Always None: the index does not follow methods of instances."""
+        return None
+
     def function_returns(self, qual: str) -> str | None:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business

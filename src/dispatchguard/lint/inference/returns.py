@@ -150,6 +150,11 @@ class Knowledge(Protocol):
     def local_function(self, fn: Function, name: str) -> Function | None:
         """The function ``fn`` defines as ``name`` in its own body (its only binding), or None."""
 
+    def instance_method(self, node: ast.AST, name: str, fn: Function) -> Function | None:
+        """The method ``name`` of this module's class whose instance ``node`` is (a module-level
+        name bound once to ``Class(...)``: ``memory = Memory()``, then ``memory.summary()``); None
+        otherwise."""
+
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
 
@@ -460,7 +465,8 @@ class Classifier:
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
-        ``_NOT_JSON_METHODS``), then by a ``self``/``cls`` method's own verdict, then by what a library
+        ``_NOT_JSON_METHODS``), then by a ``self``/``cls`` method's own verdict or that of a method of
+        the module's class a module-level instance is made of, then by what a library
         tool answers when run, then by what the outside class of the receiver declares the method
         returns; None when none of these tells.
         """
@@ -475,6 +481,9 @@ class Classifier:
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
             target = self.ctx.method(fn, attr)
             return self.function(target, depth + 1) if target is not None else None
+        target = self.ctx.instance_method(receiver, attr, fn)
+        if target is not None:
+            return self.function(target, depth + 1)
         answer = self.ctx.tool_output(receiver, attr, fn)
         if answer is not None:
             return answer
