@@ -506,7 +506,9 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
       annotations (``(base: Type[T]) -> Type[T]``, ``T`` one of ``type_vars`` or a type parameter
       of the function) or its body (a class defined on a parameter's value, then returned);
     - ``["makes", [desc, ...]]``: every value it returns is a call or a name of the module (a local
-      name bound only to such calls counts as them); ``None`` returns are left out. Whether those
+      name bound only to such calls counts as them), or a function it defines with decorators
+      (``["def", decorators]``: ``@tool def search(...)`` then ``return search``); ``None``
+      returns are left out. Whether those
       are tools is the resolver's question (a tool factory: ``def get_search_tool(): return
       SearchTool(...)``);
     - ``["decorator", [desc, ...]]``: it returns a function defined in it, which makes those (a
@@ -522,6 +524,8 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
     syntax = SyntaxFunction(function)
     inner = _returned_inner_function(function, syntax)
     if inner is not None:
+        if inner.decorator_list:  # what its decorators made of it: a tool, for a tool decorator
+            return ["makes", [["def", [d for d in (dotted(_strip_call(d)) for d in inner.decorator_list) if d]]]]
         inner_made = made_by(inner)
         return ["decorator", inner_made[1]] if inner_made[:1] == ["makes"] else []
     for ret in syntax.returns:

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dispatchguard.lint.index import dotted, import_bindings
+from dispatchguard.lint.index import dotted, import_bindings, made_by
 from dispatchguard.lint.inference.flow import model_call_target
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
@@ -402,8 +402,13 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
         scope.is_tool = ctx.kind(prefix + node.name) == CLASS
     else:
         scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
-    # class-level declarations are visible as self.<attr> in every method, whatever the order
+    # class-level declarations are visible as self.<attr> in every method, whatever the order, and
+    # so are the methods that make tools (self.tool = self._create_tool() in __init__)
     for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            made = made_by(stmt)
+            if made:
+                scope.makers[stmt.name] = made
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
                 ctx.kind_of(stmt.value) if stmt.value is not None else None

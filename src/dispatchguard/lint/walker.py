@@ -56,7 +56,7 @@ from dispatchguard.lint.inference.flow import (
     rooted_in,
     tool_run_output,
 )
-from dispatchguard.lint.kinds import CLASS, DECORATOR, PLAIN_CLASS, REGISTRY, TOOL
+from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
@@ -466,6 +466,8 @@ class Context:
         if qual is not None:
             return self.resolver.result_of_call(qual, self.kind, options_only(node))
         if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") and self._method_makes(func.attr):
+                return TOOL
             if func.attr in ITEM_METHODS:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
@@ -474,6 +476,28 @@ class Context:
         if k == DECORATOR:
             return DECORATOR if options_only(node) else TOOL
         return TOOL if k == CLASS else None
+
+    def _method_makes(self, name: str) -> bool:
+        """Whether every return of the class's method ``name`` makes a tool (``index.made_by``:
+        ``return SearchTool()``, ``@tool def search(...)`` then ``return search``)."""
+        cls = self.class_scope()
+        made = cls.makers.get(name) if cls is not None else None
+        return bool(made) and made[0] == "makes" and all(self._made_kind(desc) == TOOL for desc in made[1])
+
+    def _made_kind(self, desc: list) -> str | None:
+        """The kind of a value a method makes (a ``made_by`` descriptor), its lookups recorded in ``deps``."""
+        resolver, info = self.resolver, self.info
+        tag = desc[0]
+        if tag == "def":
+            quals = [resolver.local_qual(info, d) or d for d in desc[1]]
+            decorated = any(self.kind(q) in (DECORATOR, FACTORY) or resolver.is_tool_decorator(q) for q in quals)
+            return TOOL if decorated else None
+        qual = resolver.local_qual(info, desc[1])
+        if qual is None:
+            return None
+        if tag == "call":
+            return resolver.result_of_call(qual, self.kind, len(desc) > 2 and desc[2] == "options")
+        return self.kind(qual) if tag == "ref" else None
 
     def callee_kind(self, node: ast.Call) -> str | None:
         """``kind_of(node.func)``, computed once per call however many rules ask."""

@@ -863,3 +863,58 @@ class Analyst:
 
 Analyst(news)
 Analyst(make_chain())
+
+# case: invalid a tool made by a method of the class (a @tool defined in it and returned), run through self
+from langchain_community.tools.tavily_search import TavilySearchResults
+from langchain_core.tools import tool
+
+
+class TravelAssistant:
+    def __init__(self):
+        self.search_tool = self._create_search_tool()
+        self.tavily = self._tavily()
+
+    def _create_search_tool(self):
+        @tool
+        def search_travel_info(query: str) -> str:
+            """Search."""
+            return query
+
+        return search_travel_info
+
+    def _tavily(self):
+        tool = TavilySearchResults(max_results=3)
+        return tool
+
+    def flights(self, city):
+        return self.search_tool.invoke(f"flights to {city}"), self.tavily.run(city)  # error: DG101:16 direct tool call `self.search_tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`  # error: DG101:63 direct tool call `self.tavily.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def make_weather_tool():
+    @tool
+    def weather(city: str) -> str:
+        """Weather."""
+        return city
+
+    return weather
+
+
+forecast = make_weather_tool().invoke("Paris")  # error: DG101:12 direct tool call `make_weather_tool().invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a method that makes something else, or a function returned undecorated
+class Assistant:
+    def __init__(self):
+        self.chain = self._make_chain()
+        self.helper = self._helper()
+
+    def _make_chain(self):
+        return build_prompt() | build_llm()
+
+    def _helper(self):
+        def helper(q):
+            return q
+
+        return helper
+
+    def ask(self, q):
+        return self.chain.invoke(q), self.helper.invoke(q)

@@ -392,3 +392,43 @@ class Retriever:
             return self.invoke(query)  # error: DG104:20 tool function `Retriever.as_tool.retrieve` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
         return retrieve
+
+# case: invalid text grown with += from an empty string, each piece starting with a character JSON cannot
+from langchain_core.tools import tool
+
+
+def format_results(results):
+    formatted = ""
+    for res in results:
+        formatted += f"* {res['title']}\n"
+        formatted += f"  url: {res['url']}\n"
+    return formatted
+
+
+@tool
+def search(query: str) -> str:
+    """Search."""
+    return format_results(run_search(query))  # error: DG104:12 tool function `search` returns text built with `+=`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid text grown from an empty string with pieces that may be JSON
+import json
+
+from langchain_core.tools import tool
+
+
+@tool
+def rows(query: str) -> str:
+    """Rows."""
+    out = ""
+    for row in run_search(query):
+        out += json.dumps(row)
+    return out
+
+
+@tool
+def lines(query: str) -> str:
+    """Lines."""
+    out = ""
+    for row in run_search(query):
+        out += f"{row}\n"
+    return out

@@ -412,11 +412,14 @@ class Classifier:
             return False, False
         self.edges_in_progress.add(key)
         try:
+            pieces = [self.edges(g.value, fn, depth + 1) for g in grown]
+            if grown and all(isinstance(v, ast.Constant) and v.value == "" for v in plain):
+                # text grown from "": it starts as its first piece does ("" alone is no JSON either)
+                return all(p[0] for p in pieces), all(p[1] for p in pieces)
             parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
-            ends_ = parts + [self.edges(g.value, fn, depth + 1) for g in grown]
         finally:
             self.edges_in_progress.discard(key)
-        return all(p[0] for p in parts), all(e[1] for e in ends_)
+        return all(p[0] for p in parts), all(e[1] for e in parts + pieces)
 
     def name(self, name: str, fn: Function, depth: int) -> str | None:
         """The verdict of a name: of every local value bound to it (JSON if all are, not JSON if all are
