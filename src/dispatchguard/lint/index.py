@@ -514,6 +514,9 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
     - ``["decorator", [desc, ...]]``: it returns a function defined in it, which makes those (a
       decorator factory: ``def tagged_tool(*tags): def deco(fn): return tool(fn) ...; return deco``).
     """
+    syntax = SyntaxFunction(function)
+    if not any(type(r.value) in (ast.Name, ast.Call) for r in syntax.returns):
+        return []  # most functions: what they return is neither a name nor a call
     args = function.args
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     type_params = {getattr(p, "name", "") for p in getattr(function, "type_params", ())}
@@ -521,7 +524,6 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
     if subclass is not None:
         return ["subclass", params.index(subclass), subclass]
     made: list[Desc] = []
-    syntax = SyntaxFunction(function)
     inner = _returned_inner_function(function, syntax)
     if inner is not None:
         if inner.decorator_list:  # what its decorators made of it: a tool, for a tool decorator

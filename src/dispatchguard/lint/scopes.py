@@ -14,8 +14,8 @@ class Scope:
     """
 
     __slots__ = (
-        "artifact", "attr_types", "attrs", "classes", "fn", "functions", "is_tool", "kind", "makers", "name",
-        "names", "quals",
+        "artifact", "attr_types", "attrs", "classes", "fn", "functions", "is_tool", "kind", "makers", "methods",
+        "name", "names", "quals",
     )
 
     def __init__(self, kind: str, name: str = "") -> None:
@@ -27,7 +27,9 @@ class Scope:
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         # class scopes: self.<attr> -> its annotation or the call that built it (what class it is)
         self.attr_types: dict[str, ast.expr] = {}
-        # class scopes: method name -> what it makes (``index.made_by``), for ``self.method()`` calls
+        # class scopes: method name -> its node, and what it makes (``index.made_by``, worked out on
+        # the first ``self.method()`` call that asks)
+        self.methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.makers: dict[str, list] = {}
         self.name = name
         self.is_tool = False  # class scopes: a tool class

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dispatchguard.lint.index import dotted, import_bindings, made_by
+from dispatchguard.lint.index import dotted, import_bindings
 from dispatchguard.lint.inference.flow import model_call_target
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
@@ -406,9 +406,7 @@ def _class(ctx: Context, node: ast.ClassDef) -> None:
     # so are the methods that make tools (self.tool = self._create_tool() in __init__)
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            made = made_by(stmt)
-            if made:
-                scope.makers[stmt.name] = made
+            scope.methods[stmt.name] = stmt
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
                 ctx.kind_of(stmt.value) if stmt.value is not None else None

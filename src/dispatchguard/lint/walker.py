@@ -44,7 +44,7 @@ import ast
 from collections.abc import Iterable
 from typing import Any
 
-from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, options_only
+from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, made_by, options_only
 from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
@@ -481,7 +481,11 @@ class Context:
         """Whether every return of the class's method ``name`` makes a tool (``index.made_by``:
         ``return SearchTool()``, ``@tool def search(...)`` then ``return search``)."""
         cls = self.class_scope()
-        made = cls.makers.get(name) if cls is not None else None
+        if cls is None or name not in cls.methods:
+            return False
+        made = cls.makers.get(name)
+        if made is None:
+            made = cls.makers[name] = made_by(cls.methods[name])
         return bool(made) and made[0] == "makes" and all(self._made_kind(desc) == TOOL for desc in made[1])
 
     def _made_kind(self, desc: list) -> str | None:
