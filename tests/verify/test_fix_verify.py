@@ -14,6 +14,8 @@ from dispatchguard.lint import load_config
 from dispatchguard.verify.fixing import verify_fixes
 from dispatchguard.verify.runner import VerifyOptions
 
+from .projects import KEYED_TOOL
+
 REPORT_TOOL = '''
 import datetime
 import json
@@ -146,7 +148,7 @@ def test_sarif_and_github_outputs_name_the_tools_at_their_definition(project: Pa
     assert all(line.startswith("::error title=dispatchguard (DG103),file=app/tools/") for line in lines)
 
 
-REGISTRY_TOOLS = '''
+REGISTRY_TOOLS = f'''
 import json
 
 from langchain_core.tools import BaseTool
@@ -160,21 +162,9 @@ class Calc(BaseTool):
     def _run(self, x: float) -> str:
         return json.dumps(round(x, self.precision))
 
+{KEYED_TOOL}
 
-class Keyed(BaseTool):
-    name: str = "keyed"
-    description: str = "Needs its key to be built; answers a dict."
-    key: str
-
-    def _run(self, q: str) -> dict:
-        return {"q": q}
-
-
-def make_keyed() -> Keyed:
-    return Keyed(key="from-the-factory")
-
-
-TOOLS = {"calc": Calc(precision=2)}
+TOOLS = {{"calc": Calc(precision=2)}}
 '''
 
 
