@@ -14,6 +14,8 @@ from dispatchguard.lint import load_config
 from dispatchguard.verify.fixing import verify_fixes
 from dispatchguard.verify.runner import VerifyOptions
 
+from .projects import KEYED_TOOL
+
 REPORT_TOOL = '''
 import datetime
 import json
@@ -146,7 +148,7 @@ def test_sarif_and_github_outputs_name_the_tools_at_their_definition(project: Pa
     assert all(line.startswith("::error title=dispatchguard (DG103),file=app/tools/") for line in lines)
 
 
-REGISTRY_TOOLS = '''
+REGISTRY_TOOLS = f'''
 import json
 
 from langchain_core.tools import BaseTool
@@ -160,21 +162,9 @@ class Calc(BaseTool):
     def _run(self, x: float) -> str:
         return json.dumps(round(x, self.precision))
 
+{KEYED_TOOL}
 
-class Keyed(BaseTool):
-    name: str = "keyed"
-    description: str = "Needs its key to be built; answers a dict."
-    key: str
-
-    def _run(self, q: str) -> dict:
-        return {"q": q}
-
-
-def make_keyed() -> Keyed:
-    return Keyed(key="from-the-factory")
-
-
-TOOLS = {"calc": Calc(precision=2)}
+TOOLS = {{"calc": Calc(precision=2)}}
 '''
 
 
@@ -251,3 +241,49 @@ def test_a_segfault_and_a_leaked_thread_are_reported_and_the_run_goes_on(tmp_pat
         [sys.executable, "-m", "dispatchguard", "verify", "."], cwd=root, capture_output=True, text=True, timeout=600
     )
     assert "tool `app.tools.Leaky` verified, but left 2 threads running" in text.stdout, text.stdout  # one a call
+
+
+FLAKY_TOOLS = (
+    "import json\nimport os\nimport pathlib\n"
+    + ECHO_TOOL
+    + '''
+
+#: the pids of the processes that called FlakyTool, next to the project
+CALLS = pathlib.Path(__file__).parents[2] / "flaky-calls.log"
+
+
+class FlakyTool(BaseTool):
+    name: str = "flaky"
+    description: str = "Fails in the first process that calls it (a cold cache), answers JSON after."
+
+    def _run(self, q: str) -> str:
+        with CALLS.open("a") as log:
+            log.write(f"{os.getpid()}\\n")
+        if CALLS.read_text().split()[0] == str(os.getpid()):
+            raise RuntimeError("cold cache")
+        return json.dumps({"q": q})
+'''
+)
+
+
+def test_a_tool_verify_excludes_is_neither_run_nor_used_to_take_a_fix_back(tmp_path: Path) -> None:
+    """`fix --verify` verifies the tools `dispatchguard verify` does: a flaky tool the project
+    excluded fails in the first run (the fixed files) and answers in the second (the originals),
+    which would take the echo tool's fix back; excluded, it is not run and the fix stays."""
+    root = tmp_path / "flaky"
+    calls = tmp_path / "flaky-calls.log"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("", encoding="utf-8")
+    tools = root / "app" / "tools.py"
+    tools.write_text(FLAKY_TOOLS, encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.dispatchguard.verify]\ncases = 3\ntimeout = 5\nexclude = ["app.tools.Flaky*"]\n', encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "fix", "--unsafe-fixes", "--verify", "--no-cache", "."],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr  # files changed
+    assert "taken back" not in done.stdout + done.stderr, done.stdout
+    assert 'return json.dumps({"q": q}' in tools.read_text().split("class FlakyTool")[0]  # the echo fix stays
+    assert not calls.exists(), calls.read_text()  # the excluded tool never ran

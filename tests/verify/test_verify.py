@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from .projects import KEYED_TOOL
+
 LANGCHAIN_TOOLS = '''
 import json
 import os
@@ -318,29 +320,17 @@ def test_the_pytest_plugin_makes_one_item_per_tool_only_when_asked(tmp_path: Pat
     assert "tools.py:14: DG104 violation: returned dict, not str" in asked.stdout
 
 
-FACTORY_PROJECT = '''
+FACTORY_PROJECT = f'''
 from langchain_core.tools import BaseTool
 
-
-class Keyed(BaseTool):
-    name: str = "keyed"
-    description: str = "Needs its key to be built; answers a dict."
-    key: str
-
-    def _run(self, q: str) -> dict:
-        return {"q": q}
-
-
-def make_keyed() -> Keyed:
-    return Keyed(key="from-the-factory")
-
+{KEYED_TOOL}
 
 class Legacy(BaseTool):
     name: str = "legacy"
     description: str = "Excluded from verify: never run."
 
     def _run(self, q: str) -> dict:
-        return {"q": q}
+        return {{"q": q}}
 '''
 
 

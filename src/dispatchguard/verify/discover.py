@@ -79,8 +79,9 @@ def discover(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> lis
 
 
 def verify_targets(paths: Sequence[str | os.PathLike[str]], config: LintConfig) -> list[ToolTarget]:
-    """The tools ``dispatchguard verify`` and its pytest plugin run: those ``discover`` finds,
-    less the ones whose label matches a glob of ``[tool.dispatchguard.verify] exclude``."""
+    """The tools ``dispatchguard verify``, its pytest plugin and ``fix --verify`` run: those
+    ``discover`` finds, less the ones whose label matches a glob of ``[tool.dispatchguard.verify]
+    exclude``."""
     patterns = config.verify.exclude
     return [t for t in discover(paths, config) if not any(fnmatch.fnmatch(t.label, p) for p in patterns)]
 

@@ -1,9 +1,10 @@
 """``dispatchguard fix --verify``: a fix after which a tool works worse than before is taken back.
 
-The fixes are applied as usual; then the tools of the files they changed are verified twice with
-the same seed, on the fixed files and on the originals (written back for the while, then the fixed
-bytes again). A file in which a tool got worse gets its original bytes back, and the report says
-which tool and why. A tool got worse when it:
+The fixes are applied as usual; then the tools of the files they changed (less those
+``[tool.dispatchguard.verify] exclude`` names, as for ``dispatchguard verify``) are verified twice
+with the same seed, on the fixed files and on the originals (written back for the while, then the
+fixed bytes again). A file in which a tool got worse gets its original bytes back, and the report
+says which tool and why. A tool got worse when it:
 
 - kept the contract before and no longer does (a violation, a crash, a hang);
 - could be built before and no longer can;
@@ -21,7 +22,7 @@ from pathlib import Path
 from dispatchguard.atomic import atomic_write
 from dispatchguard.fix.report import FixReport, SkippedFix
 from dispatchguard.lint.config import LintConfig
-from dispatchguard.verify.discover import discover
+from dispatchguard.verify.discover import verify_targets
 from dispatchguard.verify.runner import ToolReport, VerifyOptions, verify_tools
 
 #: Statuses in which a tool gave no answer at all.
@@ -59,7 +60,7 @@ def verify_fixes(
     fixed = {path: data for path, old in originals.items() if (data := _read(path)) not in (old, None)}
     if not fixed:
         return report
-    targets = discover([str(path) for path in fixed], config)
+    targets = verify_targets([str(path) for path in fixed], config)
     if not targets:
         return report
     after = verify_tools(targets, options, jobs=jobs)
