@@ -177,18 +177,7 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
     if name is not None:
         return ["ref", name]
     if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in ITEM_METHODS:
-            inner = value_desc(func.value, depth + 1)
-            if inner is not None:
-                return ["item", inner]
-        callee = dotted(func)
-        if callee is None:
-            return None
-        if options_only(node):
-            return ["call", callee, "options"]
-        args = [dotted(a) for a in node.args]
-        return ["call", callee, "args", args] if any(args) else ["call", callee]
+        return _call_value_desc(node, depth)
     if isinstance(node, ast.Subscript):
         inner = value_desc(node.value, depth + 1)
         return ["item", inner] if inner is not None else None
@@ -201,6 +190,21 @@ def value_desc(node: ast.AST | None, depth: int = 0) -> Desc | None:
         inner = _loop_element(node.generators, element, depth) or value_desc(element, depth + 1)
         return ["coll", [inner]] if inner is not None else None
     return None
+
+
+def _call_value_desc(node: ast.Call, depth: int) -> Desc | None:
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ITEM_METHODS:
+        inner = value_desc(func.value, depth + 1)
+        if inner is not None:
+            return ["item", inner]
+    callee = dotted(func)
+    if callee is None:
+        return None
+    if options_only(node):
+        return ["call", callee, "options"]
+    args = [dotted(a) for a in node.args]
+    return ["call", callee, "args", args] if any(args) else ["call", callee]
 
 
 def options_only(call: ast.Call) -> bool:

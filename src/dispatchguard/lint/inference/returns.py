@@ -412,13 +412,20 @@ class Classifier:
             return False, False
         self.edges_in_progress.add(key)
         try:
-            pieces = [self.edges(g.value, fn, depth + 1) for g in grown]
-            if grown and all(isinstance(v, ast.Constant) and v.value == "" for v in plain):
-                # text grown from "": it starts as its first piece does ("" alone is no JSON either)
-                return all(p[0] for p in pieces), all(p[1] for p in pieces)
-            parts = [self.edges(v, fn, depth + 1) for v in plain]  # type: ignore[arg-type]
+            return self._grown_edges(plain, grown, fn, depth)  # type: ignore[arg-type]
         finally:
             self.edges_in_progress.discard(key)
+
+    def _grown_edges(
+        self, plain: list[ast.expr], grown: list[ast.AugAssign], fn: Function, depth: int
+    ) -> tuple[bool, bool]:
+        """The edges of text bound to ``plain`` values and grown by the ``+=`` of ``grown``: its start
+        is a plain value's, its end any of them; text grown from ``""`` starts as its first piece
+        does (and ``""`` alone is no JSON either)."""
+        pieces = [self.edges(g.value, fn, depth + 1) for g in grown]
+        if grown and all(isinstance(v, ast.Constant) and v.value == "" for v in plain):
+            return all(p[0] for p in pieces), all(p[1] for p in pieces)
+        parts = [self.edges(v, fn, depth + 1) for v in plain]
         return all(p[0] for p in parts), all(e[1] for e in parts + pieces)
 
     def name(self, name: str, fn: Function, depth: int) -> str | None:
