@@ -16,7 +16,9 @@ returns. The rules differ only in when the wrap is safe, which each decides (:mo
   ``return json.dumps(None)``.
 * Only the flagged expression is wrapped: for a ``(content, artifact)`` tool that is the content
   element, never the whole tuple. Otherwise the function's return annotation becomes ``str``.
-* No fix: generator expressions and lambdas (no JSON for them); a finding outside a ``return``;
+* No fix: generator expressions and lambdas (no JSON for them); JSON written by hand in an
+  f-string (``f'{{"error": "{e}"}}'``: wrapping it would encode the object as a string); a finding
+  outside a ``return``;
   a return that delegates to a method or function whose own returns this pass fixes
   (``return self._run(...)`` in ``_arun``: wrapping both would encode the value twice); a value
   project code (not a test) reads as a non-string through a direct call (``left < 0``,
@@ -36,6 +38,7 @@ from typing import Any
 
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.callers import Caller
+from dispatchguard.lint.inference.returns import hand_written_json
 from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
 from dispatchguard.lint.tool_facts import Unknown
 
@@ -277,6 +280,9 @@ def _blocked(
     for kind, reason in _NO_FIX.items():
         if isinstance(value, kind):
             return NoFix(reason)
+    if isinstance(value, ast.JoinedStr) and hand_written_json(value):
+        return NoFix("JSON written by hand: build the dict and return json.dumps(...) of it (wrapping the text "
+                     "would encode the object as a string)")  # fmt: skip
     delegate = _delegate(ctx, value, function) if value is not None else None
     if delegate is not None:
         return NoFix(

@@ -56,6 +56,12 @@ def letters(word: str) -> str:
     return (c for c in word)
 
 
+@tool
+def lookup(key: str) -> str:
+    """JSON written by hand: no fix (wrapping it would encode the object as a string)."""
+    return f'{{"key": "{key}"}}'
+
+
 def multiply(a: float, b: float) -> str:
     return ensure_json_str(a * b / 1)
 

@@ -348,6 +348,24 @@ def rebound(query: str) -> str:
     """Bound twice: unknown."""
     return twice.text()
 
+# case: invalid JSON written by hand in an f-string, and an f-string of text
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(key: str) -> str:
+    """Lookup."""
+    try:
+        return load(key)
+    except KeyError as e:
+        return f'{{"error": "{e}"}}'  # error: DG104:16 tool function `lookup` returns JSON written by hand in an f-string (its values are not escaped), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def rows(key: str) -> str:
+    """Rows."""
+    return f"[{key}] found"  # error: DG104:12 tool function `rows` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 

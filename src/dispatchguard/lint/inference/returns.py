@@ -74,9 +74,11 @@ _NOT_JSON_LITERALS = {
     ast.SetComp: "a set",
     ast.Tuple: "a tuple",
     ast.GeneratorExp: "a generator",
-    ast.JoinedStr: "an f-string",
     ast.Lambda: "a function",
 }
+#: An f-string shaped like a JSON object or array: JSON most of the time, broken when a value holds
+#: a quote, a backslash or a newline (no fix can wrap it: that would encode the object as a string).
+HAND_WRITTEN_JSON = "JSON written by hand in an f-string (its values are not escaped)"
 _NOT_JSON_METHODS = {
     "model_dump": "a dict (`.model_dump()`)",
     "dict": "a dict (`.dict()`)",
@@ -280,6 +282,11 @@ class Classifier:
         if isinstance(value, bytes):
             return "bytes"
         return "a bool" if isinstance(value, bool) else "a number"
+
+    def fstring(self, node: ast.JoinedStr, fn: Function, depth: int) -> str:
+        """An f-string: JSON written by hand when its text is shaped like a JSON object or array
+        (``f'{{"error": "{e}"}}'``: its values are not escaped), else text."""
+        return HAND_WRITTEN_JSON if hand_written_json(node) else "an f-string"
 
     def awaited(self, node: ast.Await, fn: Function, depth: int) -> str | None:
         """``await x``: the verdict of ``x`` (an awaited coroutine's result is what its function returns)."""
@@ -601,6 +608,7 @@ _CLASSIFIERS = {
     ast.Call: Classifier.call,
     ast.Subscript: Classifier.sliced,
     ast.Attribute: Classifier.last_message,
+    ast.JoinedStr: Classifier.fstring,
 }
 _METHOD_HANDLERS = {
     "model_dump_json": Classifier._json_text,
@@ -614,7 +622,7 @@ _METHOD_HANDLERS = {
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
-_TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON")
+_TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
 
@@ -653,6 +661,20 @@ def _union_members(node: ast.expr) -> list[ast.expr] | None:
     inner = node.slice
     members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
     return [*members, ast.Constant(None)] if _last_name(node.value) == "Optional" else members
+
+
+def hand_written_json(node: ast.JoinedStr) -> bool:
+    """Whether an f-string's text is shaped like a JSON object or array: its first literal part
+    starts with ``{`` or ``[`` and its last ends with ``}`` or ``]`` (white space aside), with values
+    between them."""
+    values = node.values
+    if len(values) < 3 or not any(isinstance(v, ast.FormattedValue) for v in values):
+        return False
+    first, last = values[0], values[-1]
+    if not (isinstance(first, ast.Constant) and isinstance(last, ast.Constant)):
+        return False
+    opening, closing = str(first.value).lstrip()[:1], str(last.value).rstrip()[-1:]
+    return (opening, closing) in (("{", "}"), ("[", "]"))
 
 
 def _is_last(index: ast.expr) -> bool:
