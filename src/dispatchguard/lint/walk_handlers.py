@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dispatchguard.lint.index import dotted, import_bindings
-from dispatchguard.lint.inference.flow import model_call_target
+from dispatchguard.lint.inference.flow import model_call_target, name_comparisons, rooted_in, run_time_key
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 
@@ -156,12 +156,30 @@ def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
     ctx.visit(node.iter)
     element, second = ctx.element_kind(node.iter)
     _bind_loop_target(ctx, node.target, element, second)
-    model_call = model_call_target(node)
+    model_call = model_call_target(node, ctx.function)
     if model_call is not None:
         ctx.model_calls.append(model_call)
     ctx.body(node.body)
     if model_call is not None:
         ctx.model_calls.pop()
+    ctx.body(node.orelse)
+
+
+def _if(ctx: Context, node: ast.If) -> None:
+    ctx.visit(node.test)
+    named, routed = [], False
+    for subject, other in name_comparisons(node.test):
+        if rooted_in(subject, ctx.model_calls):
+            routed = True
+        elif isinstance(subject, ast.Name) and run_time_key(other, ctx.function, ctx.model_calls):
+            named.append(subject.id)
+    ctx.named_by_caller.extend(named)
+    ctx.model_routed += routed
+    try:
+        ctx.body(node.body)
+    finally:
+        del ctx.named_by_caller[len(ctx.named_by_caller) - len(named) :]
+        ctx.model_routed -= routed
     ctx.body(node.orelse)
 
 
@@ -462,6 +480,7 @@ HANDLERS: dict[type, Callable[[Context, Any], None]] = {
     ast.AugAssign: _aug_assign,
     ast.For: _for,
     ast.AsyncFor: _for,
+    ast.If: _if,
     ast.With: _with,
     ast.AsyncWith: _with,
     ast.Import: _import,

@@ -103,6 +103,11 @@ class Context:
         #: names bound by the enclosing loops over a model reply's tool calls (``for call in
         #: reply.tool_calls``): a tool run with one of them routes the model's call
         self.model_calls: list[str] = []
+        #: the ``if`` bodies the walk is in that are routed by a name known only at run time: the
+        #: names a tool was told apart by (``if tool.name == tool_name:``), and how many of them
+        #: test the model's tool call being looped over (``if call["name"] == "send_email":``)
+        self.named_by_caller: list[str] = []
+        self.model_routed = 0
         #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
         self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
@@ -227,11 +232,15 @@ class Context:
 
     def is_runtime_lookup(self, node: ast.AST) -> bool:
         """Whether ``node`` takes a tool out of a registry by a key known only at run time
-        (:func:`.inference.flow.registry_lookup_by_caller`): the project's own dispatch point,
-        detected when no ``dispatchers`` are configured."""
+        (:func:`.inference.flow.registry_lookup_by_caller`), or is a tool told apart by such a name
+        in the ``if`` around (``if tool.name == tool_name: tool.run(...)``): the project's own
+        dispatch point, detected when no ``dispatchers`` are configured."""
         if self.resolver.config.dispatchers_configured:
             return False
-        return self._dispatch_point(node, registry_lookup_by_caller(self, node, self.function, self.model_calls))
+        named = isinstance(node, ast.Name) and node.id in self.named_by_caller
+        return self._dispatch_point(
+            node, named or registry_lookup_by_caller(self, node, self.function, self.model_calls)
+        )
 
     def _dispatch_point(self, node: ast.AST, found: bool) -> bool:
         if found:
@@ -241,10 +250,13 @@ class Context:
 
     def routes_model_call(self, node: ast.Call) -> bool:
         """Whether a call passes the model's tool call it is looping over (``convert.invoke(call)``,
-        ``tool.run(**call["args"])``): the project's own dispatch point, detected when no
-        ``dispatchers`` are configured."""
+        ``tool.run(**call["args"])``), or is in an ``if`` that tests that call's name (``if
+        call["name"] == "send_email": send_email.invoke(args)``): the project's own dispatch point,
+        detected when no ``dispatchers`` are configured."""
         if not self.model_calls or self.resolver.config.dispatchers_configured:
             return False
+        if self.model_routed:
+            return self._dispatch_point(node, True)
         values = [*node.args, *(k.value for k in node.keywords)]
         return self._dispatch_point(node, any(rooted_in(v, self.model_calls) for v in values))
 

@@ -918,3 +918,75 @@ class Assistant:
 
     def ask(self, q):
         return self.chain.invoke(q), self.helper.invoke(q)
+
+# case: valid tools told apart by a name the caller or the model gives: the project's own dispatch point
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+class Search(BaseTool):
+    def _run(self, q):
+        return "{}"
+
+
+@tool
+def send_email(to: str) -> str:
+    """Send."""
+    return "{}"
+
+
+class Agent:
+    def __init__(self):
+        self.tools = [Search()]
+
+    def call_tool(self, tool_name: str, **kwargs):
+        for candidate in self.tools:
+            if hasattr(candidate, "name") and candidate.name == tool_name:
+                return candidate._run(**kwargs)
+        return None
+
+
+def first_named(tools: list, name: str, query: str):
+    found = next(t for t in tools if t.name == name)
+    return found._run(query)
+
+
+def handle(reply, to: str):
+    calls = getattr(reply, "tool_calls", None) or []
+    for call in calls:
+        if call["name"] == "send_email":
+            args = dict(call.get("args") or {})
+            args["to"] = to
+            return send_email.invoke(args)
+    return None
+
+# case: invalid a tool picked by a constant name, or a name test outside the model's tool calls, is still a direct call
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+class Search(BaseTool):
+    def _run(self, q):
+        return "{}"
+
+
+@tool
+def send_email(to: str) -> str:
+    """Send."""
+    return "{}"
+
+
+TOOLS = [Search()]
+
+
+def search(query: str):
+    for candidate in TOOLS:
+        if candidate.name == "search":
+            return candidate.invoke(query)  # error: DG101:20 direct tool call `candidate.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return None
+
+
+def notify(event: dict, to: str):
+    if event["name"] == "signup":
+        return send_email.invoke({"to": to})  # error: DG101:16 direct tool call `send_email.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return None

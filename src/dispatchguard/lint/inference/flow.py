@@ -64,13 +64,20 @@ def iterates_model_calls(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         first = node.args[0] if node.args else None
         return isinstance(first, ast.Constant) and first.value == MODEL_CALLS
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+        second = node.args[1] if len(node.args) > 1 else None  # ``getattr(reply, "tool_calls", None)``
+        return isinstance(second, ast.Constant) and second.value == MODEL_CALLS
     return False
 
 
-def model_call_target(loop: ast.For | ast.AsyncFor | ast.comprehension) -> str | None:
+def model_call_target(loop: ast.For | ast.AsyncFor | ast.comprehension, fn: FunctionInfo | None = None) -> str | None:
     """The name a loop over a model reply's tool calls binds each call to (the second of an
-    ``enumerate``), or None for any other loop."""
-    if not iterates_model_calls(loop.iter):
+    ``enumerate``), or None for any other loop. In ``fn``, a local bound only to a reply's tool
+    calls counts as them (``calls = getattr(reply, "tool_calls", None) or []``)."""
+    iterated = loop.iter
+    values = fn.assigns.get(iterated.id) if fn is not None and isinstance(iterated, ast.Name) else None
+    bound = bool(values) and all(v is not None and iterates_model_calls(v) for v in values)  # type: ignore[union-attr]
+    if not (bound or iterates_model_calls(iterated)):
         return None
     target = loop.target
     if isinstance(target, ast.Tuple) and len(target.elts) == 2:
@@ -107,6 +114,53 @@ def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[st
     return key.id in _parameters(fn.node)
 
 
+def name_comparisons(test: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """``(subject, other)`` for each ``subject.name == other``, ``subject["name"] == other`` or
+    ``subject.get("name") == other`` (either way round) of an ``if`` test, an ``and`` of them
+    included: how a tool is told apart by its name."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [pair for value in test.values for pair in name_comparisons(value)]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return []
+    left, right = test.left, test.comparators[0]
+    pairs = []
+    for side, other in ((left, right), (right, left)):
+        subject = _name_of(side)
+        if subject is not None:
+            pairs.append((subject, other))
+    return pairs
+
+
+def _name_of(node: ast.AST) -> ast.expr | None:
+    """``x`` of ``x.name``, ``x["name"]`` or ``x.get("name")``."""
+    if isinstance(node, ast.Attribute) and node.attr == "name":
+        return node.value
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == "name":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        first = node.args[0]
+        return node.func.value if isinstance(first, ast.Constant) and first.value == "name" else None
+    return None
+
+
+def found_by_caller_name(node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
+    """``next(t for t in tools if t.name == name)``: a tool searched for by a name known only at
+    run time (:func:`run_time_key`)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" and node.args):
+        return False
+    search = node.args[0]
+    if not (isinstance(search, ast.GeneratorExp) and len(search.generators) == 1):
+        return False
+    loop = search.generators[0]
+    if not (isinstance(loop.target, ast.Name) and isinstance(search.elt, ast.Name) and search.elt.id == loop.target.id):
+        return False
+    return any(
+        isinstance(subject, ast.Name) and subject.id == loop.target.id and run_time_key(other, fn, model_calls)
+        for test in loop.ifs
+        for subject, other in name_comparisons(test)
+    )
+
+
 def from_caller_or_loop(name: str, fn: FunctionInfo) -> bool:
     """Whether ``name`` is a parameter of ``fn`` or bound by one of its loops or unpackings (a
     binding whose value is unknown)."""
@@ -120,7 +174,8 @@ def _parameters(node: ast.AST) -> set[str]:
 
 def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
     """``tools[name]``, ``tools.get(action.name)`` of a registry of tools, with a key known only at
-    run time (:func:`run_time_key`), or a local name bound only to such lookups."""
+    run time (:func:`run_time_key`), a search by such a name (:func:`found_by_caller_name`), or a
+    local name bound only to such lookups."""
     if isinstance(node, ast.Name):
         values = fn.assigns.get(node.id) if fn is not None else None
         return bool(values) and all(v is not None and _registry_lookup(ctx, v, fn, model_calls) for v in values)
@@ -128,6 +183,8 @@ def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo | No
 
 
 def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
+    if found_by_caller_name(node, fn, model_calls):
+        return True
     if isinstance(node, ast.Subscript):
         container, key = node.value, node.slice
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ITEM_METHODS:
