@@ -18,6 +18,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import json
 import shutil
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from dispatchguard.lint.config import DEFAULT_TOOL_PACKAGES, LintConfig
 from dispatchguard.lint.discovery import SourceFile
+from dispatchguard.lint.index import annotation_desc
 from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR
 from dispatchguard.lint.library import run_answer
@@ -46,6 +48,8 @@ SHARED = [
     ("langchain-experimental", "0.4.2", "langchain_experimental"),
     ("langchain-google-community", "5.1.1", "langchain_google_community"),
     ("langchain-exa", "1.1.0", "langchain_exa"),
+    # MCP servers' tools as LangChain tools (``MultiServerMCPClient.get_tools()``, ``load_mcp_tools``)
+    ("langchain-mcp-adapters", "0.3.2", "langchain_mcp_adapters"),
 ]
 LANGCHAIN = [("langchain", "0.3.30", "langchain"), ("langchain", "1.5.0", "langchain")]
 
@@ -99,6 +103,48 @@ def classify(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]], dict
     return tools, decorators, others
 
 
+def tool_lists(root: Path) -> tuple[dict[str, set[str]], dict[str, dict[str, set[str]]]]:
+    """Per module, the functions whose return annotation is a container of tool classes
+    (``load_tools(...) -> list[BaseTool]``) and per class the methods so annotated (a toolkit's
+    ``get_tools``, an MCP client's), each also under the names that import it (re-exports)."""
+    config = dataclasses.replace(LintConfig(root=root), tool_packages=(), python=False)
+    files = [SourceFile(p, p.relative_to(root).as_posix(), p.as_posix()) for p in sorted(root.rglob("*.py"))]
+    files = [f for f in files if "/tests/" not in f"/{f.relpath}"]
+    project = Project(config, files)
+    resolver = project.resolver
+    functions: dict[str, set[str]] = {}
+    methods: dict[str, dict[str, set[str]]] = {}
+    infos = []
+    for file in files:
+        info = project.load(file.key)
+        if info is None:
+            continue
+        infos.append(info)
+
+        def makes_tools(node: ast.AST, info=info) -> bool:
+            desc = annotation_desc(getattr(node, "returns", None))
+            items = desc[2] if desc is not None else []
+            return any(resolver.kind(resolver.local_qual(info, item) or item) == CLASS for item in items)
+
+        for stmt in ast.parse(file.path.read_bytes()).body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and makes_tools(stmt):
+                functions.setdefault(info.name, set()).add(stmt.name)
+            elif isinstance(stmt, ast.ClassDef):
+                for method in stmt.body:
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and makes_tools(method):
+                        methods.setdefault(info.name, {}).setdefault(stmt.name, set()).add(method.name)
+    for _ in range(3):  # re-exports, and re-exports of re-exports
+        for info in infos:
+            for name, target in info.imports.items():
+                module, _, original = resolver.absolute(info, target).rpartition(".")
+                if original in functions.get(module, ()):
+                    functions.setdefault(info.name, set()).add(name)
+                found = methods.get(module, {}).get(original)
+                if found:
+                    methods.setdefault(info.name, {}).setdefault(name, set()).update(found)
+    return functions, methods
+
+
 def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
     """Per module, the tool classes whose ``_run`` declares a return type that is not JSON text (a
     dict, a list: read from the sdists' annotations, see ``run_answer``), with that verdict."""
@@ -122,6 +168,8 @@ def main() -> None:
     others: dict[str, set[str]] = {}
     versions: dict[str, list[str]] = {}
     outputs: dict[str, dict[str, str]] = {}
+    list_functions: dict[str, set[str]] = {}
+    list_methods: dict[str, dict[str, set[str]]] = {}
     for extra in LANGCHAIN:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -136,6 +184,12 @@ def main() -> None:
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
             outputs.update(declared_outputs(root, found_here[0]))
+            functions, methods = tool_lists(root)
+            for module, names in functions.items():
+                list_functions.setdefault(module, set()).update(names)
+            for module, classes in methods.items():
+                for name, found in classes.items():
+                    list_methods.setdefault(module, {}).setdefault(name, set()).update(found)
     for module, names in tools.items():  # a tool in either langchain line is a tool
         others.get(module, set()).difference_update(names)
     data = {
@@ -145,6 +199,11 @@ def main() -> None:
         "tool_decorators": {m: sorted(n) for m, n in sorted(decorators.items())},
         # what a tool class's ``_run`` declares it returns, when that is not JSON text
         "tool_outputs": {m: dict(sorted(o.items())) for m, o in sorted(outputs.items()) if o},
+        # functions (and methods, per class) declared to return a container of tools
+        "tool_lists": {m: sorted(n) for m, n in sorted(list_functions.items())},
+        "tool_list_methods": {
+            m: {c: sorted(n) for c, n in sorted(classes.items())} for m, classes in sorted(list_methods.items())
+        },
         # only where the checker would otherwise guess (a capitalised name of a tool package)
         "not_tools": {m: sorted(n) for m, n in sorted(others.items()) if n and m.startswith(DEFAULT_TOOL_PACKAGES)},
     }

@@ -125,7 +125,7 @@ TAVILY_APP = """
 def test_a_partner_library_at_the_tables_release_is_answered_by_the_table(tmp_path: Path) -> None:
     """The test session's own environment has the real langchain-tavily (a test extra, which requires
     langchain-core) at the release the bundled table was built from, next to the real crewai and
-    langchain-core, and langchain-mcp-adapters, which the table does not cover."""
+    langchain-core, and langgraph-prebuilt, which the table does not cover."""
     import crewai
     import langchain_core
 
@@ -140,8 +140,8 @@ def test_a_partner_library_at_the_tables_release_is_answered_by_the_table(tmp_pa
     table = "the bundled table's release: the table answers"
     tavily = next(line for line in shown if line.startswith("#   tool library: langchain-tavily "))
     assert tavily.endswith(f"imports langchain_tavily; {table})") and "(requires langchain" in tavily
-    adapters = next(line for line in shown if line.startswith("#   tool library: langchain-mcp-adapters "))
-    assert adapters.endswith("imports langchain_mcp_adapters; its sources are read)")
+    prebuilt = next(line for line in shown if line.startswith("#   tool library: langgraph-prebuilt "))
+    assert prebuilt.endswith("imports langgraph; its sources are read)")
     assert f"#   tool library: crewai {crewai.__version__} (a tool library; imports crewai; {table})" in shown
     core = f"#   tool library: langchain-core {langchain_core.__version__} (a tool library; imports langchain_core;"
     assert any(line.startswith(core) for line in shown)

@@ -13,6 +13,7 @@ import pytest
 
 from dispatchguard.lint import LintConfig
 from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, names_in
+from dispatchguard.lint.library import tool_list_sources
 from dispatchguard.lint.project import WordSet, may_have_findings, seed_words
 
 
@@ -77,7 +78,11 @@ def test_seed_words_come_from_the_configuration() -> None:
     # outside the project: all parts must be named; bare or inside the project: the last part;
     # and the names a project gives its own tool base
     assert seeds.words == {"deco", "Base2"} | HOME_GROWN_BASE_NAMES
-    assert seeds.joint == {("Base", "my", "pkg"), ("pk", "tools")}
+    library = {tuple(sorted(pair)) for pair in tool_list_sources()}
+    assert seeds.joint == {("Base", "my", "pkg"), ("pk", "tools")} | library
+    assert {("langchain", "load_tools"), ("langchain_community", "SQLDatabaseToolkit")} <= tool_list_sources()
+    assert seeds.named_in(b"from langchain_community.agent_toolkits import SQLDatabaseToolkit")
+    assert not seeds.named_in(b"from .toolkit import SQLDatabaseToolkit")
     assert seeds.named_in(b"from my.pkg import Base")
     assert not seeds.named_in(b"Base = 1\npkg = 2")
     assert seeds.named_in(b"from .own import Base2")

@@ -353,3 +353,20 @@ def test_a_project_decorator_factory_wrapping_tool_makes_tools_reexported_by_a_s
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     got = [(Path(f.path).name, f.line, f.code) for f in report.findings]
     assert got == [("graph.py", 5, "DG101"), ("orders.py", 6, "DG104"), ("orders.py", 11, "DG104")]
+
+
+def test_tools_a_library_declares_it_returns_are_tools() -> None:
+    """The table records the library functions and methods whose return annotation is a container
+    of tools (``load_tools -> list[BaseTool]``, a toolkit's ``get_tools``, an MCP client's)."""
+    source = (
+        "from langchain.agents import load_tools\n"
+        "from langchain_community.agent_toolkits import SQLDatabaseToolkit\n"
+        "from langchain_mcp_adapters.client import MultiServerMCPClient\n\n\n"
+        "def search(q):\n    return load_tools(['serpapi'])[0].run(q)\n\n\n"
+        "def query(db, llm, q):\n    kit = SQLDatabaseToolkit(db=db, llm=llm)\n"
+        "    for tool in kit.get_tools():\n        tool.invoke(q)\n\n\n"
+        "async def read(url):\n    client = MultiServerMCPClient({})\n    tools = await client.get_tools()\n"
+        "    reader = tools[0]\n    prompt = await client.get_prompt('s', 'p')\n"
+        "    return await reader.ainvoke({'url': url}), prompt.invoke({})\n"
+    )
+    assert _codes(source, path="app/main.py") == [(7, "DG101"), (13, "DG101"), (21, "DG101")]

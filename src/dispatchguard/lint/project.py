@@ -35,6 +35,7 @@ from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
+from dispatchguard.lint.library import tool_list_sources
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.parsing import parse_bytes
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
@@ -311,7 +312,8 @@ class Project:
 
 
 def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordSet:
-    """The words every route to a tool starts from: the configured bases, decorators and packages.
+    """The words every route to a tool starts from: the configured bases, decorators and packages,
+    and the libraries' functions and classes that make lists of tools.
 
     A configured name outside the project is a joint word of all its parts (its references name
     them all, in an import or an attribute chain); a bare name is the word it is. A base or
@@ -322,6 +324,9 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
     modules = frozenset(project_modules)
     words: set[str] = set(HOME_GROWN_BASE_NAMES)  # a project's own tool base is found by its name
     joint: set[tuple[str, ...]] = set()
+    # load_tools(...), toolkit.get_tools(): tools without a tool class's name (a library inside the
+    # project is read like any of its modules)
+    joint.update(tuple(sorted(pair)) for pair in tool_list_sources() if pair[0] not in modules)
     packages = frozenset(config.tool_packages)
     for entry in (*config.tool_bases, *config.tool_decorators, *packages):
         parts = [p for p in entry.split(".") if p]

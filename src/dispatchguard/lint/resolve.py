@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
-from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind
+from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind, library_tool_list
 
 if TYPE_CHECKING:
     from dispatchguard.lint.config import LintConfig
@@ -362,10 +362,13 @@ class Resolver:
     def result_of_call(qual: str, kind: Any, options_only: bool = False) -> str | None:
         """What calling ``qual`` gives: a tool for a tool class, a tool decorator, a registry lookup
         (``REG.get``) or a tool class factory (``StructuredTool.from_function``); a decorator for
-        a tool decorator called with options only (:func:`~dispatchguard.lint.index.options_only`)."""
+        a tool decorator called with options only (:func:`~dispatchguard.lint.index.options_only`);
+        a registry for a library function declared to return tools (``load_tools``)."""
         k = kind(qual)
         if k == DECORATOR and options_only:
             return DECORATOR
+        if k is None and qual.startswith(_LIBRARY_PREFIXES) and library_tool_list(qual):
+            return REGISTRY  # load_tools(...), load_mcp_tools(...): a list of tools
         if k in (CLASS, DECORATOR, FACTORY):
             return TOOL
         parent, _, attr = qual.rpartition(".")

@@ -57,6 +57,7 @@ from dispatchguard.lint.inference.flow import (
     tool_run_output,
 )
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
+from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
@@ -463,6 +464,8 @@ class Context:
             return self.kind(qual) if qual is not None else None
         if isinstance(node, ast.Call):
             return self.call_result_kind(node)
+        if node_type is ast.Await:  # an awaited call gives what the coroutine returns
+            return self.kind_of(node.value)  # type: ignore[attr-defined]
         if isinstance(node, ast.Subscript):
             return TOOL if self.kind_of(node.value) == REGISTRY else None
         # a display of tools, as the index reads a module-level one (``["coll", ...]``)
@@ -476,10 +479,13 @@ class Context:
         func = node.func
         qual = self.qualified_name(func)
         if qual is not None:
-            return self.resolver.result_of_call(qual, self.kind, options_only(node))
+            made = self.resolver.result_of_call(qual, self.kind, options_only(node))
+            return made if made is not None else self._library_tool_list(func)
         if isinstance(func, ast.Attribute):
             if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") and self._method_makes(func.attr):
                 return TOOL
+            if self._library_tool_list(func):
+                return REGISTRY
             if func.attr in ITEM_METHODS:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
@@ -488,6 +494,15 @@ class Context:
         if k == DECORATOR:
             return DECORATOR if options_only(node) else TOOL
         return TOOL if k == CLASS else None
+
+    def _library_tool_list(self, func: ast.AST) -> str | None:
+        """A registry, for a method a library declares to return tools called on an instance of
+        its class (``toolkit.get_tools()``, ``await client.get_tools()`` of ``MultiServerMCPClient``)."""
+        if not isinstance(func, ast.Attribute) or func.attr not in tool_list_method_names():
+            return None
+        attr = func.attr
+        found = outside_instance_class(self, func.value, self.function, lambda q: library_tool_list_method(q, attr))
+        return REGISTRY if found is not None else None
 
     def _method_makes(self, name: str) -> bool:
         """Whether every return of the class's method ``name`` makes a tool (``index.made_by``:
@@ -590,6 +605,8 @@ for _type in _all_node_types():  # filled once: the walk then looks fields up wi
 _generic = Context.generic_visit
 # node type -> handler; None: a leaf, skipped; a type not in the table: the generic walk
 _DISPATCH: dict[type, Any] = {**dict.fromkeys(LEAVES), **HANDLERS}
-_KIND_NODES = frozenset({ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict})
+_KIND_NODES = frozenset(
+    {ast.Name, ast.Attribute, ast.Call, ast.Await, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict}
+)
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 _PLAIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "Any"})

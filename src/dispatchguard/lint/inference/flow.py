@@ -197,7 +197,7 @@ def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model
 
 
 def outside_instance_class(
-    ctx: Context, node: ast.AST, fn: FunctionInfo, accept: ClassTest | None = None
+    ctx: Context, node: ast.AST, fn: FunctionInfo | None, accept: ClassTest | None = None
 ) -> str | None:
     """The class outside the project that ``node`` is an instance of: a call of it, a local or
     module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
@@ -237,7 +237,7 @@ class _InstanceClass:
     """One question of :func:`outside_instance_class`: the bindings of ``fn`` followed to a call
     of a class ``accept`` takes."""
 
-    def __init__(self, ctx: Context, fn: FunctionInfo, accept: ClassTest) -> None:
+    def __init__(self, ctx: Context, fn: FunctionInfo | None, accept: ClassTest) -> None:
         self.ctx = ctx
         self.fn = fn
         self.accept = accept
@@ -250,12 +250,16 @@ class _InstanceClass:
         return self.name(node.id) if isinstance(node, ast.Name) else None
 
     def attribute(self, attr: str) -> str | None:
+        if self.fn is None:
+            return None
         cls = next((s for s in reversed(self.fn.scopes) if s.kind == "class"), None)
         typed = cls.attr_types.get(attr) if cls is not None else None
         return self.of_type(typed) if typed is not None else None
 
     def name(self, name: str) -> str | None:
         fn = self.fn
+        if fn is None:  # module level
+            return self.module_name(name)
         values = fn.assigns.get(name)
         if values:
             found = {self.of(v) if isinstance(v, ast.Call) else None for v in values}

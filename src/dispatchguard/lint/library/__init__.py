@@ -7,8 +7,10 @@ table): for each module, the names that are tool classes, the names that are too
 and, in the tool packages where the checker would otherwise guess from the spelling, the capitalised
 names that are *not* tools
 (``crewai_tools.MCPServerAdapter``, ``langchain.tools.ToolException``), and what the tool classes'
-``_run`` declares it returns when that is not JSON text (``TavilySearch``: a dict). The table is
-derived data (names, kinds and verdicts), not the libraries' code.
+``_run`` declares it returns when that is not JSON text (``TavilySearch``: a dict), and the
+functions and methods declared to return a container of tools (``load_tools``, a toolkit's
+``get_tools``, ``MultiServerMCPClient.get_tools``). The table is derived data (names, kinds and
+verdicts), not the libraries' code.
 """
 
 from __future__ import annotations
@@ -66,6 +68,44 @@ def library_tool_output(qual: str) -> str | None:
 @cache
 def _outputs() -> dict[str, dict[str, str]]:
     return json.loads(TABLE.read_text(encoding="utf-8")).get("tool_outputs", {})
+
+
+def library_tool_list(qual: str) -> bool:
+    """Whether the library function ``qual`` is declared to return a container of tools
+    (``langchain.agents.load_tools``, ``langchain_mcp_adapters.tools.load_mcp_tools``)."""
+    module, _, name = qual.rpartition(".")
+    return name in _lists()[0].get(module, ())
+
+
+def library_tool_list_method(class_qual: str, method: str) -> bool:
+    """Whether the method ``method`` of the library class ``class_qual`` is declared to return a
+    container of tools (a toolkit's ``get_tools``, ``MultiServerMCPClient.get_tools``)."""
+    module, _, name = class_qual.rpartition(".")
+    return method in _lists()[1].get(module, {}).get(name, ())
+
+
+@cache
+def tool_list_sources() -> frozenset[tuple[str, str]]:
+    """``(package, name)`` of each name through which a file reaches the tools a library function or
+    method makes (``("langchain", "load_tools")``, ``("langchain_community", "SQLDatabaseToolkit")``):
+    a file that uses one names both, in an import or an attribute chain."""
+    functions, methods = _lists()
+    pairs = {(module.partition(".")[0], name) for module, names in functions.items() for name in names}
+    pairs |= {(module.partition(".")[0], name) for module, classes in methods.items() for name in classes}
+    return frozenset(pairs)
+
+
+@cache
+def tool_list_method_names() -> frozenset[str]:
+    """Every method name :func:`library_tool_list_method` knows (``get_tools``): a quick test
+    before the receiver's class is looked for."""
+    return frozenset(name for classes in _lists()[1].values() for names in classes.values() for name in names)
+
+
+@cache
+def _lists() -> tuple[dict[str, list[str]], dict[str, dict[str, list[str]]]]:
+    data = json.loads(TABLE.read_text(encoding="utf-8"))
+    return data.get("tool_lists", {}), data.get("tool_list_methods", {})
 
 
 def library_versions() -> dict[str, list[str]]:
