@@ -85,6 +85,10 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
                 scope.fn.assigns.setdefault(target.id, []).append(value)
         elif scope.kind == "class":
             scope.attrs[target.id] = kind if kind is not None else scope.attrs.get(target.id)
+        elif target.id not in ctx.info.defs and target.id not in ctx.info.imports:
+            # a module-level name the index does not bind (a loop's: ``for tool in TOOLS:``, in
+            # scripts and notebooks): the walk knows it from here on
+            scope.names[target.id] = kind
     elif isinstance(target, ast.Attribute):
         if isinstance(value, ast.Call):
             _record_attr_type(ctx, target, value)

@@ -379,12 +379,16 @@ class Context:
         return self.resolver.local_qual(self.info, name)
 
     def lookup(self, name: str) -> str | None:
-        """The kind of a bare name at the walk's position: a function's local binding, else the module's
-        binding through the resolver (recorded in ``deps``); else a tool class only if a bare base.
+        """The kind of a bare name at the walk's position: a function's local binding, a module-level
+        name only the walk binds (a loop's), else the module's binding through the resolver
+        (recorded in ``deps``); else a tool class only if a bare base.
         """
         for scope in reversed(self.scopes):
             if scope.kind == "function" and name in scope.names:
                 return scope.names[name]
+        module = self.scopes[0].names
+        if name in module:  # bound by the walk at module level, not by the index (a loop's)
+            return module[name]
         qual = self.resolver.local_qual(self.info, name)
         if qual is not None:
             return self.kind(qual)

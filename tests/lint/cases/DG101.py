@@ -990,3 +990,24 @@ def notify(event: dict, to: str):
     if event["name"] == "signup":
         return send_email.invoke({"to": to})  # error: DG101:16 direct tool call `send_email.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     return None
+
+# case: invalid a module-level loop over tools (a script's, a notebook's) runs each directly
+from langchain_community.agent_toolkits import SQLDatabaseToolkit
+from langchain_community.tools import DuckDuckGoSearchRun
+
+TOOLS = [DuckDuckGoSearchRun()]
+for tool in TOOLS:
+    print(tool.invoke("weather"))  # error: DG101:11 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+kit = SQLDatabaseToolkit(db=db, llm=llm)
+for sql_tool in kit.get_tools():
+    sql_tool.run("SELECT 1")  # error: DG101:5 direct tool call `sql_tool.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a module-level loop over other things
+import subprocess
+
+for command in (["ls"], ["pwd"]):
+    subprocess.run(command, check=True)
+
+for name in ["a", "b"]:
+    name.run()
