@@ -171,12 +171,11 @@ def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
 
 def _if(ctx: Context, node: ast.If) -> None:
     ctx.visit(node.test)
-    named, routed = [], False
-    for subject, other in name_comparisons(node.test):
-        if rooted_in(subject, ctx.model_calls):
-            routed = True
-        elif isinstance(subject, ast.Name) and run_time_key(other, ctx.function, ctx.model_calls):
-            named.append(subject.id)
+    named, routed = _routed_by_name(ctx, node.test) if type(node.test) in _NAME_TESTS else ((), False)
+    if not (named or routed):
+        ctx.body(node.body)
+        ctx.body(node.orelse)
+        return
     ctx.named_by_caller.extend(named)
     ctx.model_routed += routed
     try:
@@ -185,6 +184,21 @@ def _if(ctx: Context, node: ast.If) -> None:
         del ctx.named_by_caller[len(ctx.named_by_caller) - len(named) :]
         ctx.model_routed -= routed
     ctx.body(node.orelse)
+
+
+_NAME_TESTS = frozenset({ast.Compare, ast.BoolOp})
+
+
+def _routed_by_name(ctx: Context, test: ast.expr) -> tuple[list[str], bool]:
+    """The names an ``if`` tells a tool apart by a name known only at run time, and whether it
+    tests the name of the model's tool call being looped over."""
+    named, routed = [], False
+    for subject, other in name_comparisons(test):
+        if rooted_in(subject, ctx.model_calls):
+            routed = True
+        elif isinstance(subject, ast.Name) and run_time_key(other, ctx.function, ctx.model_calls):
+            named.append(subject.id)
+    return named, routed
 
 
 def _bind_loop_target(ctx: Context, target: ast.AST, element: str | None, second: str | None) -> None:
