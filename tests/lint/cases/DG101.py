@@ -961,22 +961,16 @@ def handle(reply, to: str):
     return None
 
 # case: invalid a tool picked by a constant name, or a name test outside the model's tool calls, is still a direct call
-from crewai.tools import BaseTool
+from langchain_community.tools import DuckDuckGoSearchRun
 from langchain_core.tools import tool
 
-
-class Search(BaseTool):
-    def _run(self, q):
-        return "{}"
+TOOLS = [DuckDuckGoSearchRun()]
 
 
-@tool
-def send_email(to: str) -> str:
-    """Send."""
-    return "{}"
-
-
-TOOLS = [Search()]
+@tool("notify")
+def notify_user(address: str, body: str = "") -> str:
+    """Notify."""
+    return body
 
 
 def search(query: str):
@@ -988,7 +982,7 @@ def search(query: str):
 
 def notify(event: dict, to: str):
     if event["name"] == "signup":
-        return send_email.invoke({"to": to})  # error: DG101:16 direct tool call `send_email.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+        return notify_user.invoke({"address": to})  # error: DG101:16 direct tool call `notify_user.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     return None
 
 # case: invalid a module-level loop over tools (a script's, a notebook's) runs each directly
