@@ -27,8 +27,14 @@ NOT_A_TOOL = "not-a-tool"
 
 
 @cache
+def _data() -> dict:
+    """The table, read once per process."""
+    return json.loads(TABLE.read_text(encoding="utf-8"))
+
+
+@cache
 def _table() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], dict[str, frozenset[str]], dict]:
-    data = json.loads(TABLE.read_text(encoding="utf-8"))
+    data = _data()
     sections = [
         {m: frozenset(n) for m, n in data[key].items()} for key in ("tool_classes", "tool_decorators", "not_tools")
     ]
@@ -65,9 +71,8 @@ def library_tool_output(qual: str) -> str | None:
     return _outputs().get(module, {}).get(name)
 
 
-@cache
 def _outputs() -> dict[str, dict[str, str]]:
-    return json.loads(TABLE.read_text(encoding="utf-8")).get("tool_outputs", {})
+    return _data().get("tool_outputs", {})
 
 
 def library_tool_list(qual: str) -> bool:
@@ -102,9 +107,8 @@ def tool_list_method_names() -> frozenset[str]:
     return frozenset(name for classes in _lists()[1].values() for names in classes.values() for name in names)
 
 
-@cache
 def _lists() -> tuple[dict[str, list[str]], dict[str, dict[str, list[str]]]]:
-    data = json.loads(TABLE.read_text(encoding="utf-8"))
+    data = _data()
     return data.get("tool_lists", {}), data.get("tool_list_methods", {})
 
 
