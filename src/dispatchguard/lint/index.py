@@ -524,7 +524,7 @@ def made_by(function: ast.FunctionDef | ast.AsyncFunctionDef, type_vars: Iterabl
     args = function.args
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     type_params = {getattr(p, "name", "") for p in getattr(function, "type_params", ())}
-    subclass = _subclass_parameter(function, params, {*type_vars, *type_params})
+    subclass = _subclass_parameter(function, syntax, params, {*type_vars, *type_params})
     if subclass is not None:
         return ["subclass", params.index(subclass), subclass]
     made: list[Desc] = []
@@ -590,7 +590,7 @@ def _call_desc(function: SyntaxFunction, value: ast.AST | None) -> Desc | None:
 
 
 def _subclass_parameter(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str], type_vars: set[str]
+    function: ast.FunctionDef | ast.AsyncFunctionDef, syntax: SyntaxFunction, params: list[str], type_vars: set[str]
 ) -> str | None:
     returned = _type_variable(function.returns)
     if returned in type_vars:
@@ -605,7 +605,7 @@ def _subclass_parameter(
     }
     if not classes:
         return None
-    for ret in SyntaxFunction(function).returns:
+    for ret in syntax.returns:
         if isinstance(ret.value, ast.Name) and ret.value.id in classes:
             return next(b.id for b in classes[ret.value.id].bases if isinstance(b, ast.Name) and b.id in params)
     return None
