@@ -88,14 +88,6 @@ def test_script_folder_imports_resolve(tmp_path: Path) -> None:
     assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("crew.py", 3, "DG102")]
 
 
-def test_a_folder_without_a_script_is_no_import_root(tmp_path: Path) -> None:
-    tool = "from crewai.tools import BaseTool\n\nclass Calculator(BaseTool):\n    pass\n"
-    _write(tmp_path, "lib2/tools/calculator.py", tool)
-    _write(tmp_path, "lib2/crew.py", "from tools.calculator import Calculator\n\nCalculator()\n")
-    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert report.findings == []
-
-
 def test_a_relative_import_from_a_namespace_folder_inside_a_package_resolves(tmp_path: Path) -> None:
     # reporting/ has no __init__.py, its parents do: at run time it is a namespace package of
     # src.main.phases, and .tools.reporting_tools is src.main.phases.reporting.tools.reporting_tools
@@ -111,6 +103,40 @@ def test_a_relative_import_from_a_namespace_folder_inside_a_package_resolves(tmp
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     assert [(Path(f.path).name, f.line, f.col, f.code) for f in report.findings] == [("reporter.py", 5, 23, "DG102")]
+
+
+def test_an_absolute_import_of_a_package_beside_the_module_resolves(tmp_path: Path) -> None:
+    # crew.py runs with its own folder on sys.path (a server started there): tools.custom_tool is
+    # src/app/tools/custom_tool.py; tasks/export.py reaches src/app/tools from one folder down
+    for package in ("src/app", "src/app/tools", "src/app/tasks"):
+        _write(tmp_path, f"{package}/__init__.py", "")
+    tool = "from crewai.tools import BaseTool\n\nclass CalendarTool(BaseTool):\n    pass\n"
+    _write(tmp_path, "src/app/tools/custom_tool.py", tool)
+    build = "from tools.custom_tool import CalendarTool\n\ndef build():\n    return CalendarTool()\n"
+    _write(tmp_path, "src/app/crew.py", build)
+    _write(tmp_path, "src/app/tasks/export.py", build)
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((f.path.replace("\\", "/").rpartition("src/")[2], f.line, f.col, f.code) for f in report.findings)
+    assert found == [("app/crew.py", 4, 12, "DG102"), ("app/tasks/export.py", 4, 12, "DG102")]
+
+
+def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp_path: Path) -> None:
+    # a library's own requests/ package does not make `import requests` in agents/run.py that
+    # package (Python 3 imports are absolute), nor `from requests.session import Session` (that
+    # module binds no Session)
+    for package in ("pkg", "pkg/agents"):
+        _write(tmp_path, f"{package}/__init__.py", "")
+    tools = "from crewai.tools import BaseTool\n\nclass Session(BaseTool):\n    pass\n\nclass Get(Session):\n    pass\n"
+    _write(tmp_path, "pkg/requests/__init__.py", tools)
+    _write(tmp_path, "pkg/requests/session.py", "")
+    _write(
+        tmp_path,
+        "pkg/agents/run.py",
+        "import requests\nfrom requests.session import Session\n\n"
+        "def fetch(url):\n    return requests.Get(url), Session()\n",
+    )
+    report = check_paths([tmp_path / "pkg/agents"], LintConfig(root=tmp_path), use_cache=False)
+    assert report.findings == []
 
 
 @pytest.mark.parametrize(

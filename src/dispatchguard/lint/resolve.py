@@ -18,6 +18,7 @@ loads any module it needs.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -102,6 +103,7 @@ class Resolver:
         self._decorators, self._bare_decorators = _split_names(config.tool_decorators)
         self._packages = tuple(config.tool_packages)
         self._declared: DeclaredTypes | None = None
+        self._beside_memo: dict[tuple[str, str], str] = {}  # (module, absolute target) -> what it names
 
     @property
     def declared(self) -> DeclaredTypes:
@@ -128,7 +130,7 @@ class Resolver:
         project (a folder without ``__init__.py`` inside a package is a namespace package at run
         time: ``src/app/phase/run.py`` importing ``.tools.x`` means ``src.app.phase.tools.x``)."""
         if not target.startswith("."):
-            return target
+            return self._beside(info, target)
         resolved = _relative(info.name, info.is_package, target)
         if info.aliases and not self._names_module(resolved):
             for alias in info.aliases:
@@ -136,6 +138,43 @@ class Resolver:
                 if self._names_module(candidate):
                     return candidate
         return resolved
+
+    def _beside(self, info: ModuleInfo, target: str) -> str:
+        """An absolute ``from`` import that names no module of the project, nor of the standard
+        library or a tool library: the same import from the importing module's folder or the nearest
+        enclosing one, as Python finds it when that folder is on ``sys.path`` (a server or script
+        run from there: ``from tools.custom_tool import X`` in ``src/app/crew.py`` is
+        ``src/app/tools/custom_tool.py``), provided that module binds the name. A plain ``import
+        requests`` stays what it says (a library's own ``tools/requests/`` package is no reason)."""
+        head, dot, _ = target.partition(".")
+        if not dot or head in self.names or self._names_module(target) or _outside_package(head, self.environment):
+            return target
+        key = (info.name, target)
+        found = self._beside_memo.get(key)
+        if found is None:
+            found = self._beside_memo[key] = self._nearest_package(info, target)
+        return found
+
+    def _nearest_package(self, info: ModuleInfo, target: str) -> str:
+        parts = target.count(".") + 1
+        for module in (info.name, *info.aliases):
+            folders = module.split(".") if module else []
+            if not info.is_package:
+                folders = folders[:-1]
+            for depth in range(len(folders), 0, -1):
+                candidate = f"{'.'.join(folders[:depth])}.{target}"
+                if self._binds(candidate, parts):
+                    return candidate
+        return target
+
+    def _binds(self, qual: str, parts: int) -> bool:
+        """Whether ``qual`` is a module of the project or a name one binds, the module being one of
+        the last ``parts`` names (the folder must hold the import's first name, as a module or a
+        package)."""
+        info, rest = self.split(qual, any_module=True)
+        if not isinstance(info, ModuleInfo) or len(rest) >= parts:
+            return False
+        return not rest or rest[0] in info.defs or rest[0] in info.imports
 
     def _names_module(self, qual: str) -> bool:
         """Whether ``qual`` is a module of the project, or a name in one (``from .m import X``)."""
@@ -413,6 +452,16 @@ class Resolver:
         needs, as :meth:`full_kind` does."""
         found = self._defined(qual)
         return found[0].returns.get(found[1]) if found is not None else None
+
+
+def _outside_package(head: str, environment: Environment | None) -> bool:
+    """Whether a top-level name is a package outside the project that an import may mean: the
+    standard library's, the bundled table's tool libraries, the environment's tool libraries."""
+    return (
+        head in sys.stdlib_module_names
+        or head.startswith(_LIBRARY_PREFIXES)
+        or (environment is not None and head in environment.packages)
+    )
 
 
 def _relative(module: str, is_package: bool, target: str) -> str:

@@ -15,7 +15,7 @@ class Scope:
 
     __slots__ = (
         "artifact", "attr_types", "attrs", "classes", "fn", "functions", "is_tool", "kind", "makers", "methods",
-        "name", "names", "quals",
+        "name", "names", "picked", "quals",
     )
 
     def __init__(self, kind: str, name: str = "") -> None:
@@ -24,6 +24,9 @@ class Scope:
         self.quals: dict[str, str] = {}  # local name -> qualified name (local imports)
         self.classes: set[str] = set()  # function scopes: local names bound by a class statement
         self.functions: dict[str, FunctionInfo] = {}  # function scopes: the functions defined in it
+        # function scopes: local names last bound to a tool told apart by a name known only at run
+        # time (``if tool.name == tool_name: picked = tool``)
+        self.picked: set[str] = set()
         self.attrs: dict[str, str | None] = {}  # class scopes: self.<attr> -> kind
         # class scopes: self.<attr> -> its annotation or the call that built it (what class it is)
         self.attr_types: dict[str, ast.expr] = {}

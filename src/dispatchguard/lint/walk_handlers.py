@@ -81,6 +81,10 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
             scope.names[target.id] = kind
             scope.quals.pop(target.id, None)
             scope.classes.discard(target.id)
+            if isinstance(value, ast.Name) and (value.id in ctx.named_by_caller or value.id in scope.picked):
+                scope.picked.add(target.id)
+            elif scope.picked:
+                scope.picked.discard(target.id)
             if scope.fn is not None:
                 scope.fn.assigns.setdefault(target.id, []).append(value)
         elif scope.kind == "class":

@@ -238,10 +238,16 @@ class Context:
         dispatch point, detected when no ``dispatchers`` are configured."""
         if self.resolver.config.dispatchers_configured:
             return False
-        named = isinstance(node, ast.Name) and node.id in self.named_by_caller
+        named = isinstance(node, ast.Name) and (node.id in self.named_by_caller or self._picked(node.id))
         return self._dispatch_point(
             node, named or registry_lookup_by_caller(self, node, self.function, self.model_calls)
         )
+
+    def _picked(self, name: str) -> bool:
+        """Whether a local name holds the tool an ``if`` told apart by a run-time name (``for tool
+        in tools: if tool.name == tool_name: found = tool``, then ``found.invoke(...)``)."""
+        scope = self.scopes[-1]
+        return scope.kind == "function" and name in scope.picked
 
     def _dispatch_point(self, node: ast.AST, found: bool) -> bool:
         if found:

@@ -951,6 +951,20 @@ def first_named(tools: list, name: str, query: str):
     return found._run(query)
 
 
+REGISTERED = [Search()]
+
+
+def run_named(tool_name: str, tool_input):
+    picked = None
+    for candidate in REGISTERED:
+        if candidate.name == tool_name:
+            picked = candidate
+            break
+    if picked:
+        return picked.invoke(tool_input)
+    return None
+
+
 def handle(reply, to: str):
     calls = getattr(reply, "tool_calls", None) or []
     for call in calls:
@@ -978,6 +992,14 @@ def search(query: str):
         if candidate.name == "search":
             return candidate.invoke(query)  # error: DG101:20 direct tool call `candidate.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     return None
+
+
+def search_first(query: str):
+    found = None
+    for candidate in TOOLS:
+        if candidate.name == "search":
+            found = candidate
+    return found.invoke(query)  # error: DG101:12 direct tool call `found.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
 
 
 def notify(event: dict, to: str):
