@@ -25,7 +25,7 @@ class Clock(BaseTool):
         if q == "date":
             return datetime.now()
         if q == "text":
-            return datetime.now().strftime("%H:%M")
+            return datetime.now().strftime(q)
         return input()
 """
 
@@ -39,7 +39,7 @@ def test_the_standard_library_declares_what_it_returns() -> None:
     assert messages[11].startswith("`Clock._run` returns a number (from `time`)")
     assert messages[13].startswith("`Clock._run` returns an instance of `CompletedProcess` (from `run`)")
     assert messages[15].startswith("`Clock._run` returns an instance of `datetime` (from `now`)")
-    assert set(messages) == {11, 13, 15}  # text (strftime, input) of unknown content stays unknown
+    assert set(messages) == {11, 13, 15}  # text of unknown content (strftime of a caller's format, input) stays unknown
 
 
 CHAT = """\

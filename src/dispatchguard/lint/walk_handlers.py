@@ -59,7 +59,20 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
     )
     for value in named:
         if isinstance(value, ast.Name):
-            ctx.tool_function_refs.append((value.id, artifact))
+            local = _local_function(ctx, value.id)
+            if local is not None:  # a function defined in the function building the tools
+                local.artifact = local.artifact or artifact
+                ctx.tool_functions.append(local)
+            else:
+                ctx.tool_function_refs.append((value.id, artifact))
+
+
+def _local_function(ctx: Context, name: str) -> FunctionInfo | None:
+    """The function a name is bound to by a ``def`` in an enclosing function, if it is not rebound."""
+    for scope in reversed(ctx.scopes):
+        if scope.kind == "function" and name in scope.names:
+            return scope.functions.get(name)
+    return None
 
 
 def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:

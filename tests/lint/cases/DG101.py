@@ -693,6 +693,35 @@ def fallback(tools_by_name, call):
 
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
+
+async def route(query: str, chooser):
+    tool_name = None
+    try:
+        tool_name = (await chooser.ainvoke(query)).tool
+    except ValueError:
+        tool_name = None
+    if tool_name not in TOOLS_BY_NAME:
+        tool_name = "search"  # a fallback: the name is still chosen at run time
+    chosen = TOOLS_BY_NAME[tool_name]
+    return await chosen.ainvoke(query)
+
+# case: invalid a tool looked up by a name bound only to constants is a direct call
+from langchain_core.tools import tool
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+TOOLS_BY_NAME = {t.name: t for t in [search]}
+
+
+def fixed(query: str, urgent: bool):
+    name = "search"
+    if urgent:
+        name = "search"
+    return TOOLS_BY_NAME[name].invoke(query)  # error: DG101:12 direct tool call `TOOLS_BY_NAME[name].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
 # case: valid a loop over the model's tool calls routes them: the project's dispatch point
 from langchain_core.tools import tool
 

@@ -411,6 +411,73 @@ class Retriever:
 
         return retrieve
 
+# case: invalid a date as text of a format that renders no JSON
+import time
+from datetime import datetime
+
+from langchain_core.tools import tool
+
+DAY = "%A %d %B"
+
+
+@tool
+def today() -> str:
+    """Today's date."""
+    return datetime.now().strftime("%Y-%m-%d")  # error: DG104:12 tool function `today` returns a date as text (`.strftime(...)`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def clock() -> str:
+    """The time."""
+    return time.strftime("%H:%M")  # error: DG104:12 tool function `clock` returns a date as text (`.strftime(...)`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def weekday() -> str:
+    """The weekday."""
+    return datetime.now().strftime(DAY)  # error: DG104:12 tool function `weekday` returns a date as text (`.strftime(...)`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a format that renders a JSON number, or JSON, and a format from elsewhere
+from datetime import datetime
+
+from langchain_core.tools import tool
+
+
+@tool
+def year() -> str:
+    """The year."""
+    return datetime.now().strftime("%Y")
+
+
+@tool
+def stamped() -> str:
+    """A JSON object."""
+    return datetime.now().strftime('{"date": "%Y-%m-%d"}')
+
+
+@tool
+def formatted(fmt: str) -> str:
+    """Any format."""
+    return datetime.now().strftime(fmt)
+
+# case: invalid functions defined in a factory and given to from_function there are tool functions
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+
+def create_tools(client) -> list[BaseTool]:
+    def fighter_news(query: str) -> dict[str, Any]:
+        """Search the news."""
+        result = client.search_news(query)
+        return result  # error: DG104:16 tool function `create_tools.fighter_news` returns a dict (declared `-> dict[str, Any]`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def fighter_stats(name: str):
+        """Get the stats."""
+        return {"fighter": name}  # error: DG104:16 tool function `create_tools.fighter_stats` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    return [StructuredTool.from_function(fighter_news), StructuredTool.from_function(func=fighter_stats)]
+
 # case: invalid text grown with += from an empty string, each piece starting with a character JSON cannot
 from langchain_core.tools import tool
 

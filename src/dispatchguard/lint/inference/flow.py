@@ -96,7 +96,8 @@ def rooted_in(node: ast.AST, names: Sequence[str]) -> bool:
 def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str] = ()) -> bool:
     """A key known only at run time: a part of the model's tool call being looped over
     (``tools[call["name"]]``), or, in a function, a parameter, a part of one (``action.name``,
-    ``call["name"]``), or a local bound only to such values; not a constant, and not a variable of
+    ``call["name"]``), or a local bound to one such value at least (the others being defaults and
+    fallbacks: ``name = result.tool`` or ``name = "llm"``); not a constant, and not a variable of
     another loop or comprehension (running every tool of a registry is no dispatch)."""
     if rooted_in(key, model_calls):
         return True
@@ -109,8 +110,8 @@ def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[st
     if not isinstance(key, ast.Name):
         return False
     values = fn.assigns.get(key.id)
-    if values:
-        return all(v is not None and not isinstance(v, ast.Constant) for v in values)
+    if values:  # one run-time value makes it a choice (constants are defaults and fallbacks)
+        return any(v is not None and not isinstance(v, ast.Constant) for v in values)
     return key.id in _parameters(fn.node)
 
 

@@ -14,6 +14,7 @@ tree and its own imports) for the index.
 from __future__ import annotations
 
 import ast
+import datetime
 import json
 from collections.abc import Callable
 from typing import Protocol
@@ -564,6 +565,12 @@ class Classifier:
     def _isoformat(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         return None if node.args else "a date as text (`.isoformat()`)"
 
+    def _strftime(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        # a format that renders no JSON for any date (``"%Y-%m-%d"``, ``"%B %d"``) gives date text;
+        # a format of digits only (``"%Y"``) renders a JSON number, and a format from elsewhere is unknown
+        text = self.text(node.args[0]) if node.args else None
+        return "a date as text (`.strftime(...)`)" if text is not None and _never_json_date(text) else None
+
     def _stripped(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         inner = self.classify(func.value, fn, depth + 1)
         return inner if inner is not None and inner.startswith(_TEXT_VERDICTS) else None  # still text
@@ -617,6 +624,7 @@ _METHOD_HANDLERS = {
     "join": Classifier._joined,
     "format": Classifier._formatted,
     "isoformat": Classifier._isoformat,
+    "strftime": Classifier._strftime,
     "json": Classifier._parsed_json,
     "get": Classifier._defaulted,
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
@@ -625,6 +633,21 @@ _METHOD_HANDLERS = {
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
+
+
+#: two dates every field of which differs (one digit and two digits, AM and PM, weekdays, months)
+_SAMPLE_DATES = (datetime.datetime(2001, 2, 3, 4, 5, 6, 7), datetime.datetime(2024, 11, 27, 16, 30, 45, 123456))
+
+
+def _never_json_date(fmt: str) -> bool:
+    """Whether ``strftime(fmt)`` renders text that is not JSON for both sample dates."""
+    for sample in _SAMPLE_DATES:
+        try:
+            json.loads(sample.strftime(fmt))
+        except ValueError:  # JSONDecodeError, and a format strftime refuses
+            continue
+        return False
+    return True
 
 
 def annotation_verdict(node: ast.expr, is_class: Callable[[ast.expr], bool]) -> str | None:
