@@ -139,6 +139,41 @@ def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp
     assert report.findings == []
 
 
+def test_a_tool_answers_what_the_run_method_of_a_project_class_it_holds_returns(tmp_path: Path) -> None:
+    # another module's tool class held in an attribute, and an API wrapper declared as a field
+    # (LangChain's `api_wrapper: ArxivAPIWrapper`): their run methods' returns are the tool's
+    _write(tmp_path, "app/__init__.py", "")
+    _write(
+        tmp_path,
+        "app/wrappers.py",
+        "import json\n\nclass SearchWrapper:\n    def run(self, q):\n        return f'Found: {q}'\n\n"
+        "class JsonWrapper:\n    def run(self, q):\n        return json.dumps({'q': q})\n",
+    )
+    _write(
+        tmp_path,
+        "app/oauth_tools.py",
+        "from crewai.tools import BaseTool\n\nclass OAuthDraft(BaseTool):\n"
+        "    def _run(self, to):\n        return f'Saved draft to {to}'\n",
+    )
+    _write(
+        tmp_path,
+        "app/tools.py",
+        "from crewai.tools import BaseTool\nfrom .oauth_tools import OAuthDraft\n"
+        "from .wrappers import JsonWrapper, SearchWrapper\n\n"
+        "class Draft(BaseTool):\n    def __init__(self):\n        super().__init__()\n"
+        "        self._oauth = OAuthDraft()\n\n    def _run(self, to):\n        return self._oauth._run(to)\n\n"
+        "class Search(BaseTool):\n    api_wrapper: SearchWrapper\n\n    def _run(self, q):\n"
+        "        return self.api_wrapper.run(q)\n\n"
+        "class Dumped(BaseTool):\n    api_wrapper: JsonWrapper\n\n    def _run(self, q):\n"
+        "        return self.api_wrapper.run(q)\n",
+    )
+    report = check_paths([tmp_path / "app/tools.py"], LintConfig(root=tmp_path), use_cache=False)
+    assert [(f.line, f.code, f.message.split(",")[0]) for f in report.findings if f.code == "DG103"] == [
+        (11, "DG103", "`Draft._run` returns an f-string"),
+        (17, "DG103", "`Search._run` returns an f-string"),
+    ]
+
+
 @pytest.mark.parametrize(
     "module", ["my_tools.py", "app/load_tools.py", "gmail/toolkit.py", "agent_toolkits/x.py", "agent/tool_executor.py"]
 )

@@ -256,8 +256,16 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         summary["stars"] = block.stars
     if keys:
         summary["keys"] = keys
-    if functions:
-        returns = summarise_returns(tree.body, functions, imports, defs)
+    # a tool's run methods too (``Class._run``): another tool holding an instance answers what they return
+    methods = [
+        (f"{node.name}.{method.name}", method)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for method in node.body
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in _RUN_METHODS
+    ]
+    if functions or methods:
+        returns = summarise_returns(tree.body, functions, imports, defs, methods)
         if returns:
             summary["returns"] = returns
     return summary

@@ -451,7 +451,11 @@ class Resolver:
         string), following imports, aliases and re-exports; None when unknown. Loads any module it
         needs, as :meth:`full_kind` does."""
         found = self._defined(qual)
-        return found[0].returns.get(found[1]) if found is not None else None
+        if found is not None:
+            return found[0].returns.get(found[1])
+        owner, _, method = qual.rpartition(".")  # a run method of a class: ``module.Class._run``
+        found = self._defined(owner) if owner else None
+        return found[0].returns.get(f"{found[1]}.{method}") if found is not None else None
 
 
 def _outside_package(head: str, environment: Environment | None) -> bool:

@@ -305,19 +305,33 @@ class Context:
         return self.functions.get(f"{class_name}.{name}") if class_name is not None else None
 
     def instance_method(self, node: ast.AST, name: str, fn: FunctionInfo) -> FunctionInfo | None:
-        """The method ``name`` of this module's class whose instance ``node`` is: a module-level name
-        bound once, to a call of a class this module defines (its only binding); None otherwise."""
-        if not isinstance(node, ast.Name) or fn.shadows(node.id):
-            return None
+        """The method ``name`` of this module's class whose instance ``node`` is (a local or a
+        module-level name bound only to a call of the class, a ``self`` attribute built by one or
+        annotated with it, an annotated parameter: ``self._webhook = WebhookTool(url)`` then
+        ``self._webhook._run(...)``); None otherwise."""
         info = self.info
-        descs = info.defs.get(node.id)
-        if not descs or len(descs) != 1 or descs[0][0] != "call" or node.id in info.imports:
-            return None
-        class_name = descs[0][1]
-        classes = info.defs.get(class_name)
-        if not classes or class_name in info.imports or any(d[0] != "class" for d in classes):
-            return None
-        return self.functions.get(f"{class_name}.{name}")
+        prefix = f"{info.name}." if info.name else ""
+
+        def defined_here(qual: str) -> bool:
+            local = qual[len(prefix) :] if qual.startswith(prefix) else None
+            descs = info.defs.get(local) if local else None
+            return bool(descs) and local not in info.imports and all(d[0] == "class" for d in descs)  # type: ignore[union-attr]
+
+        cls = outside_instance_class(self, node, fn, defined_here)
+        return self.functions.get(f"{cls[len(prefix):]}.{name}") if cls is not None else None
+
+    def instance_method_returns(self, node: ast.AST, name: str, fn: FunctionInfo) -> str | None:
+        """What the method ``name`` of a project class of another module whose instance ``node`` is
+        returns, as that module's summary records it (``self._oauth = OAuthDraftTool()`` imported,
+        then ``self._oauth._run(...)``); None when unknown."""
+        resolver = self.resolver
+        info = self.info
+
+        def project_class(qual: str) -> bool:
+            return not qual.startswith(f"{info.name}.") and not resolver.outside(qual) and self.is_class(qual)
+
+        cls = outside_instance_class(self, node, fn, project_class)
+        return self.function_returns(f"{cls}.{name}") if cls is not None else None
 
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its

@@ -998,3 +998,75 @@ class Dumped(BaseTool):
             return json.dumps({"topic": topic})
 
         return inner()
+
+# case: invalid a tool class of the module held by another tool answers what its own run returns
+from crewai.tools import BaseTool
+
+
+class Webhook(BaseTool):
+    name: str = "webhook"
+    description: str = "Call the webhook."
+
+    def _run(self, event: str, data: dict) -> str:
+        return f"✅ {event} sent"  # error: DG103:16 `Webhook._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+class Publisher(BaseTool):
+    name: str = "publisher"
+    description: str = "Publish."
+
+    def __init__(self, url: str):
+        super().__init__()
+        self._webhook = Webhook(url)
+
+    def _run(self, post: str) -> str:
+        return self._webhook._run("publish", {"post": post})  # error: DG103:16 `Publisher._run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def answer(event: str) -> str:
+    hook = Webhook("https://example.org")
+    return hook._run(event, {})
+
+# case: valid a held tool class of the module that answers JSON, and a held instance rebound
+import json
+
+from crewai.tools import BaseTool
+
+
+class Webhook(BaseTool):
+    name: str = "webhook"
+    description: str = "Call the webhook."
+
+    def _run(self, event: str) -> str:
+        return json.dumps({"event": event})
+
+
+class Other(BaseTool):
+    name: str = "other"
+    description: str = "Other."
+
+    def _run(self, event: str) -> str:
+        return self.fetch(event)
+
+
+class Publisher(BaseTool):
+    name: str = "publisher"
+    description: str = "Publish."
+
+    def __init__(self, url: str):
+        super().__init__()
+        self._webhook = Webhook(url)
+
+    def _run(self, post: str) -> str:
+        return self._webhook._run(post)
+
+
+class Either(BaseTool):
+    name: str = "either"
+    description: str = "Either."
+
+    def _run(self, post: str, plain: bool) -> str:
+        hook = Webhook()
+        if plain:
+            hook = Other()
+        return hook._run(post)

@@ -4,6 +4,7 @@ module's own tree: its functions, imports and constants, nothing of the project)
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from dispatchguard.lint.inference.returns import Classifier, Function
 
@@ -237,6 +238,10 @@ class ModuleKnowledge:
         """Always None: the index does not follow methods of instances."""
         return None
 
+    def instance_method_returns(self, node: ast.AST, name: str, fn: Function) -> str | None:
+        """Always None: other modules are the resolver's, so a summary depends on its file alone."""
+        return None
+
     def function_returns(self, qual: str) -> str | None:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business
@@ -295,15 +300,21 @@ def summarise_returns(
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef],
     imports: dict[str, str],
     defined: dict[str, list],
+    methods: Sequence[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = (),
 ) -> dict[str, str]:
-    """name -> verdict for the top-level ``functions`` of a module whose verdict is known (JSON,
-    NEVER or not JSON); a name bound more than once, or decorated by anything but a decorator
-    that keeps the return value, is left out."""
+    """name -> verdict for the top-level ``functions`` of a module, and ``Class.method`` -> verdict for
+    the ``methods`` of its top-level classes, whose verdict is known (JSON, NEVER or not JSON); a
+    name bound more than once, or decorated by anything but a decorator that keeps the return
+    value, is left out (a method is judged without its class: ``self.helper()`` is unknown)."""
     knowledge = ModuleKnowledge(body, imports, defined)
     for node in functions:
         name = node.name
         if len(defined.get(name, ())) == 1 and name not in imports and _transparent(node):
             knowledge.functions[name] = SyntaxFunction(node)
+    for key, node in methods:
+        owner = key.partition(".")[0]
+        if len(defined.get(owner, ())) == 1 and owner not in imports and _transparent(node):
+            knowledge.functions[key] = SyntaxFunction(node)
     classifier = Classifier(knowledge)
     out = {}
     for name, fn in knowledge.functions.items():

@@ -158,6 +158,10 @@ class Knowledge(Protocol):
         name bound once to ``Class(...)``: ``memory = Memory()``, then ``memory.summary()``); None
         otherwise."""
 
+    def instance_method_returns(self, node: ast.AST, name: str, fn: Function) -> str | None:
+        """What the method ``name`` of a class of another module of the project whose instance
+        ``node`` is returns, as that module's summary records it (its run methods); None if unknown."""
+
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
 
@@ -502,6 +506,9 @@ class Classifier:
         target = self.ctx.instance_method(receiver, attr, fn)
         if target is not None:
             return self.function(target, depth + 1)
+        verdict = self.ctx.instance_method_returns(receiver, attr, fn)
+        if verdict is not None:
+            return verdict
         answer = self.ctx.tool_output(receiver, attr, fn)
         if answer is not None:
             return answer
