@@ -107,6 +107,28 @@ def test_exclude_and_explicit_files(tmp_path: Path) -> None:
     assert [p.name for p in walk([tmp_path], config, tmp_path)] == ["ok.py"]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_module_loaded_for_a_question_is_still_a_candidate_once_it_names_a_tool_word(
+    tmp_path: Path, jobs: int
+) -> None:
+    # the first round's walk of tools/t.py loads app/helpers.py (what is VALUE?); the second
+    # round's words (MyTool) are in it: it is checked, as when it is checked on its own
+    _write(tmp_path, "tools/__init__.py", "")
+    _write(tmp_path, "app/__init__.py", "")
+    _write(
+        tmp_path,
+        "tools/t.py",
+        "from crewai.tools import BaseTool\nfrom app.helpers import VALUE\n\n\nclass MyTool(BaseTool):\n"
+        '    name: str = "t"\n    description: str = "t"\n\n    def _run(self, q):\n        return VALUE.run(q)\n',
+    )
+    helpers = "from tools.t import MyTool\n\nVALUE = 1\n\n\ndef build():\n    return MyTool()\n"
+    _write(tmp_path, "app/helpers.py", helpers)
+    whole = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False, jobs=jobs)
+    alone = check_paths([tmp_path / "app/helpers.py"], LintConfig(root=tmp_path), use_cache=False)
+    found = [(Path(f.path).name, f.line, f.code) for f in whole.findings]
+    assert found == [(Path(f.path).name, f.line, f.code) for f in alone.findings] == [("helpers.py", 7, "DG102")]
+
+
 def test_strict_mode_flags_unknown_returns() -> None:
     source = (
         "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return q.upper()\n"

@@ -289,8 +289,11 @@ class _CheckRun:
         project = self.project
         cached_words = self.cache.words if self.use_cache else None
         new = words if previous is None else words - previous
+        candidates = project.candidates or ()
         for key in project.files:
             if key in project.infos:
+                if key not in candidates and self.names_loaded(key, words):
+                    yield key, None  # loaded by a walk's question: a candidate once it names a word
                 continue
             if key in project.known:  # parsed before: a candidate as it stands
                 if previous is None:
@@ -310,6 +313,12 @@ class _CheckRun:
                 yield key, data
             elif key not in self.quick:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
+
+    def names_loaded(self, key: str, words: WordSet) -> bool:
+        """Whether a module the resolver loaded (it was not a candidate then) names one of ``words``:
+        it was scanned for the words of the rounds before it was loaded at most, so all are looked for."""
+        data, _ = self.read(key)
+        return data is not None and words.named_in(data)
 
     def read(self, key: str) -> tuple[bytes | None, str | None]:
         """A file's bytes (a notebook's: its virtual source), or why it cannot be read."""
@@ -367,8 +376,13 @@ class _CheckRun:
     # ---------------------------------------------------------------- walks
 
     def parsed(self, key: str, data: bytes, tree: ast.Module) -> None:
-        """A file was parsed: walk it now if it is to be reported on (after the walk under way)."""
+        """A file was parsed: walk it now if it is to be reported on (after the walk under way),
+        unless a walk's question loaded it and it is no candidate (its walk would not hold, see
+        :meth:`walk_holds`; should it name a later round's word, it is walked then)."""
         if key not in self.target_set or key in self.results:
+            return
+        candidates = self.project.candidates
+        if candidates is not None and key not in candidates and not calls_private_run(data):
             return
         self.queue.append((key, data, tree))
         if self.walking:

@@ -129,7 +129,8 @@ def _collect_subscript(node: ast.Subscript, names: list, items: list, types: lis
 
 #: The names a project gives its own replacement of a framework's tool base.
 HOME_GROWN_BASE_NAMES = frozenset({"BaseTool", "Tool", "ToolBase", "AbstractTool", "BaseAgentTool", "AgentTool"})
-_RUN_METHODS = frozenset({"run", "_run", "arun", "_arun"})
+#: the methods that run a tool (the summary records what a class's return)
+TOOL_RUN_METHODS = frozenset({"run", "_run", "arun", "_arun"})
 
 
 def is_home_grown_base(stmt: ast.ClassDef) -> bool:
@@ -140,7 +141,7 @@ def is_home_grown_base(stmt: ast.ClassDef) -> bool:
     if stmt.name not in HOME_GROWN_BASE_NAMES:
         return False
     methods = {s.name: s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if not _RUN_METHODS.intersection(methods):
+    if not TOOL_RUN_METHODS.intersection(methods):
         return False
     bound = _class_level_names(stmt.body)
     init = methods.get("__init__")
@@ -262,7 +263,7 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         for node in tree.body
         if isinstance(node, ast.ClassDef)
         for method in node.body
-        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in _RUN_METHODS
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in TOOL_RUN_METHODS
     ]
     if functions or methods:
         returns = summarise_returns(tree.body, functions, imports, defs, methods)

@@ -104,6 +104,7 @@ class Resolver:
         self._packages = tuple(config.tool_packages)
         self._declared: DeclaredTypes | None = None
         self._beside_memo: dict[tuple[str, str], str] = {}  # (module, absolute target) -> what it names
+        self._as_written: dict[str, bool] = {}  # absolute target -> it means what it says (a project or outside name)
 
     @property
     def declared(self) -> DeclaredTypes:
@@ -144,10 +145,17 @@ class Resolver:
         library or a tool library: the same import from the importing module's folder or the nearest
         enclosing one, as Python finds it when that folder is on ``sys.path`` (a server or script
         run from there: ``from tools.custom_tool import X`` in ``src/app/crew.py`` is
-        ``src/app/tools/custom_tool.py``), provided that module binds the name. A plain ``import
-        requests`` stays what it says (a library's own ``tools/requests/`` package is no reason)."""
-        head, dot, _ = target.partition(".")
-        if not dot or head in self.names or self._names_module(target) or _outside_package(head, self.environment):
+        ``src/app/tools/custom_tool.py``), provided that module defines the name. A plain ``import
+        requests`` stays what it says, and so does an import that module makes itself (a library's
+        ``vectorstores/elasticsearch.py`` imports ``elasticsearch``, which its sibling modules import
+        too)."""
+        as_written = self._as_written.get(target)
+        if as_written is None:
+            head, dot, _ = target.partition(".")
+            as_written = self._as_written[target] = (
+                not dot or head in self.names or self._names_module(target) or _outside_package(head, self.environment)
+            )
+        if as_written:
             return target
         key = (info.name, target)
         found = self._beside_memo.get(key)
@@ -156,25 +164,28 @@ class Resolver:
         return found
 
     def _nearest_package(self, info: ModuleInfo, target: str) -> str:
-        parts = target.count(".") + 1
+        parts = target.split(".")
+        heads = [parts[0], ".".join(parts[:2])]  # a module or package, or a namespace folder's module
+        names = self.names
         for module in (info.name, *info.aliases):
             folders = module.split(".") if module else []
             if not info.is_package:
                 folders = folders[:-1]
             for depth in range(len(folders), 0, -1):
-                candidate = f"{'.'.join(folders[:depth])}.{target}"
-                if self._binds(candidate, parts):
-                    return candidate
+                prefix = ".".join(folders[:depth])
+                # the folder must hold the import's first name before any module is looked at
+                if any(f"{prefix}.{head}" in names for head in heads) and self._defines(f"{prefix}.{target}", target):
+                    return f"{prefix}.{target}"
         return target
 
-    def _binds(self, qual: str, parts: int) -> bool:
-        """Whether ``qual`` is a module of the project or a name one binds, the module being one of
-        the last ``parts`` names (the folder must hold the import's first name, as a module or a
-        package)."""
+    def _defines(self, qual: str, target: str) -> bool:
+        """Whether ``qual`` is a module of the project or a name one binds other than by importing
+        ``target`` itself, the module being one of the names of ``target`` (loaded to tell, whatever
+        the round: the answer must not change with the order modules are loaded in)."""
         info, rest = self.split(qual, any_module=True)
-        if not isinstance(info, ModuleInfo) or len(rest) >= parts:
+        if not isinstance(info, ModuleInfo) or len(rest) > target.count("."):
             return False
-        return not rest or rest[0] in info.defs or rest[0] in info.imports
+        return not rest or rest[0] in info.defs or (rest[0] in info.imports and info.imports[rest[0]] != target)
 
     def _names_module(self, qual: str) -> bool:
         """Whether ``qual`` is a module of the project, or a name in one (``from .m import X``)."""

@@ -44,7 +44,7 @@ import ast
 from collections.abc import Iterable
 from typing import Any
 
-from dispatchguard.lint.index import ITEM_METHODS, annotation_desc, dotted, made_by, options_only
+from dispatchguard.lint.index import ITEM_METHODS, TOOL_RUN_METHODS, annotation_desc, dotted, made_by, options_only
 from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
@@ -323,7 +323,9 @@ class Context:
     def instance_method_returns(self, node: ast.AST, name: str, fn: FunctionInfo) -> str | None:
         """What the method ``name`` of a project class of another module whose instance ``node`` is
         returns, as that module's summary records it (``self._oauth = OAuthDraftTool()`` imported,
-        then ``self._oauth._run(...)``); None when unknown."""
+        then ``self._oauth._run(...)``); None when unknown. Only run methods are recorded."""
+        if name not in TOOL_RUN_METHODS:
+            return None
         resolver = self.resolver
         info = self.info
 
