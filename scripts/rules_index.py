@@ -30,8 +30,33 @@ def render() -> str:
             "| --- | --- | --- | --- |",
             *rows,
             "",
+            *TERMS,
         ]
     )
+
+
+#: what the rule pages' words mean; the pages name these terms without defining them again
+TERMS = [
+    "## Terms",
+    "",
+    "- A **tool class** derives, through any chain of classes and modules, from a tool base: CrewAI's",
+    "  and LangChain's (`BaseTool`, `StructuredTool`, `Tool`), a configured `tool-bases` entry, or a",
+    "  project's **own tool base** found without configuration: a class of the project named like a",
+    "  framework's (`BaseTool`, `Tool`, `ToolBase`, `AbstractTool`, `BaseAgentTool`, `AgentTool`) that",
+    "  has a run method (`run`, `_run`, `arun`, `_arun`) and declares what a model sees of a tool,",
+    "  `name` and `description` (a home-grown agent loop's \"minimal local replacement for CrewAI's",
+    "  BaseTool\"): what its tools return reaches the model as much as a framework tool's does. A class",
+    "  imported from a tool package (`crewai_tools`, `langchain_community.tools`...) that the bundled",
+    "  library table calls a tool class is one too ([configuration](../configuration.md)).",
+    "- A **tool** is an instance of a tool class, a function decorated with a tool decorator, or what",
+    "  a tool factory (a function or method every return of which builds a tool, a toolkit's",
+    "  `get_tools()`, `load_tools(...)`) gives.",
+    "- A **tool function** is a function made into a tool ([DG104](DG104.md)).",
+    "- The project's **dispatch point** is where it runs the tool a model or a caller chose by name at",
+    "  run time ([DG101](DG101.md)); a **tool module** is where tools are meant to be built",
+    "  ([DG102](DG102.md)).",
+    "",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
