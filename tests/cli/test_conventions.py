@@ -200,7 +200,7 @@ def test_rule_pages_ship_in_the_wheel(tmp_path):
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
     assert (target / "dispatchguard" / "rule_docs" / "DG102.md").is_file()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     env["PYTHONPATH"] = str(target)
     code = (
         "import dispatchguard, sys; print(dispatchguard.__file__, file=sys.stderr)\n"

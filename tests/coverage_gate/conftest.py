@@ -42,7 +42,7 @@ tool_dispatcher.dispatch("b")
 def clean_env() -> dict[str, str]:
     """The environment minus the outer pytest-cov/coverage settings, so the child's data goes
     only where the test says."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_")) and k != "PYTHONPATH"}
+    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_") and k != "PYTHONPATH"}
 
 
 def run_under_coverage(project: Path, *args: str, script: str = "run.py") -> None:

@@ -33,7 +33,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("COV_CORE_", "COVERAGE_", "PRE_COMMIT", "GIT_")) and k != "PYTHONPATH"
+        if not k.startswith(("COVERAGE_", "PRE_COMMIT", "GIT_")) and k != "PYTHONPATH"
     }
     env.update(extra)
     return env

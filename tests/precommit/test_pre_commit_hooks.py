@@ -19,7 +19,7 @@ def git(cwd: Path, *args: str) -> None:
 def clean_env() -> dict[str, str]:
     import os
 
-    return {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "COVERAGE_")) and k != "PYTHONPATH"}
+    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_") and k != "PYTHONPATH"}
 
 
 pytestmark = pytest.mark.slow

@@ -52,7 +52,7 @@ class SourceFile:
     show ``relpath``, and ``key`` names the file in the project's tables and caches.
     """
 
-    path: Path  # absolute
+    path: Path  # absolute from the file walk; check_source's: under the configuration's root as given
     relpath: str  # root-relative POSIX path (absolute POSIX path when outside the root)
     key: str  # its name in the project's tables: absolute POSIX path (check_source: the root-relative path)
 

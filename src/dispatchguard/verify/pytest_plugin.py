@@ -35,28 +35,31 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from dispatchguard.lint.config import load_config
     from dispatchguard.verify.discover import verify_targets
+    from dispatchguard.verify.runner import VerifyOptions
 
     root = str(config.rootpath)
-    for target in verify_targets([root], load_config([root])):
-        items.append(ToolItem.from_parent(session, name=f"dispatchguard-verify[{target.label}]", target=target))
+    lint_config = load_config([root])  # read once: every item runs with its verify settings
+    options = VerifyOptions.from_settings(lint_config.verify)
+    for target in verify_targets([root], lint_config):
+        name = f"dispatchguard-verify[{target.label}]"
+        items.append(ToolItem.from_parent(session, name=name, target=target, options=options))
 
 
 class ToolItem(pytest.Item):
     """One tool, verified in its worker when the item runs."""
 
-    def __init__(self, *, target: Any, **kwargs: Any) -> None:
+    def __init__(self, *, target: Any, options: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target = target
+        self.options = options
 
     def runtest(self) -> None:
         """Verify the tool with the rootdir's ``[tool.dispatchguard.verify]`` settings: skip it
         when it cannot be built; raise ``ContractBroken`` when it breaks the contract, crashes
         or hangs."""
-        from dispatchguard.lint.config import load_config
-        from dispatchguard.verify.runner import VerifyOptions, verify_tool
+        from dispatchguard.verify.runner import verify_tool
 
-        options = VerifyOptions.from_settings(load_config([str(self.config.rootpath)]).verify)
-        report = verify_tool(self.target, options)
+        report = verify_tool(self.target, self.options)
         if report.status == "not_built":
             pytest.skip(f"not built: {report.detail}")
         if report.failed:

@@ -83,8 +83,8 @@ def worker_environment(home: Path, options: VerifyOptions) -> dict[str, str]:
     env = {name: os.environ[name] for name in names if name in os.environ}
     # coverage.py's subprocess measurement, when this run is measured: coverage's own subprocess patch
     # (`patch = ["subprocess"]` in pyproject's coverage config) sets COVERAGE_PROCESS_CONFIG, `make
-    # test` sets COVERAGE_FILE; COV_CORE_* are what pytest-cov set before version 7
-    env.update((k, v) for k, v in os.environ.items() if k.startswith(("COV_CORE_", "COVERAGE_")))
+    # test` sets COVERAGE_FILE
+    env.update((k, v) for k, v in os.environ.items() if k.startswith("COVERAGE_"))
     env.update(HOME=str(home), TMPDIR=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     # the worker is this package's: wherever it was imported from, the worker finds it too (and
     # what this process found through PYTHONPATH)
