@@ -1027,7 +1027,7 @@ def answer(event: str) -> str:
     hook = Webhook("https://example.org")
     return hook._run(event, {})
 
-# case: valid a held tool class of the module that answers JSON, and a held instance rebound
+# case: valid a held tool class of the module (a declared field) that answers JSON, and a held instance rebound
 import json
 
 from crewai.tools import BaseTool
@@ -1049,16 +1049,13 @@ class Other(BaseTool):
         return self.fetch(event)
 
 
-class Publisher(BaseTool):
-    name: str = "publisher"
-    description: str = "Publish."
-
-    def __init__(self, url: str):
-        super().__init__()
-        self._webhook = Webhook(url)
+class Announcer(BaseTool):
+    name: str = "announcer"
+    description: str = "Announce."
+    webhook: Webhook
 
     def _run(self, post: str) -> str:
-        return self._webhook._run(post)
+        return self.webhook._run(post)
 
 
 class Either(BaseTool):
