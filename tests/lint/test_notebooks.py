@@ -161,6 +161,16 @@ def test_broken_notebooks_are_listed_with_why_and_the_rest_is_checked(root: Path
         load_notebook(b"\xff\xfe")
 
 
+def test_an_empty_notebook_file_is_an_empty_notebook(root: Path) -> None:
+    # a placeholder committed empty: no code, nothing to report, and the run does not fail
+    (root / "placeholder.ipynb").write_bytes(b"")
+    (root / "blank.ipynb").write_text("\n  \n", encoding="utf-8")
+    write(root / "agent.ipynb", AGENT)
+    report = check_paths(["."], LintConfig(root=root), use_cache=False)
+    assert report.notebooks == [] and {f.path for f in report.findings} == {"agent.ipynb"}
+    assert load_notebook(b"").source == ""
+
+
 def test_a_notebook_in_another_language_has_no_code(root: Path) -> None:
     write(root / "r.ipynb", notebook(code(TOOL), metadata={"language_info": {"name": "R"}}))
     report = check_paths(["."], LintConfig(root=root), use_cache=False)

@@ -187,7 +187,9 @@ def load_notebook(data: bytes | str) -> Notebook:
     """The notebook of a file's bytes, its code cells joined (see the module docstring)."""
     try:
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-        document = json.loads(text)
+        # an empty file (a placeholder committed as such) holds no code: nothing to check, as in an
+        # empty notebook; Jupyter would refuse to open it, but it is no reason to fail a run
+        document = json.loads(text) if text.strip() else {"nbformat": 4, "cells": [], "metadata": {}}
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise NotebookError(f"not a notebook: not valid JSON ({exc})") from None
     if not isinstance(document, dict):
