@@ -120,6 +120,20 @@ def test_an_absolute_import_of_a_package_beside_the_module_resolves(tmp_path: Pa
     assert found == [("app/crew.py", 4, 12, "DG102"), ("app/tasks/export.py", 4, 12, "DG102")]
 
 
+def test_a_name_a_star_import_brings_is_resolved_at_module_level_and_in_functions(tmp_path: Path) -> None:
+    # agents.py: `from tools.search import *` then `SearchTool()` at module level and in a function
+    _write(tmp_path, "tools/__init__.py", "")
+    tools = "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n\nLIMIT = 3\n"
+    _write(tmp_path, "tools/search.py", tools)
+    agents = (
+        "from tools.search import *\n\nsearch = SearchTool()\n\n\ndef build():\n"
+        "    return SearchTool(), LIMIT, print\n"
+    )
+    _write(tmp_path, "agents.py", agents)
+    report = check_paths([tmp_path / "agents.py"], LintConfig(root=tmp_path), use_cache=False)
+    assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102"), (7, 12, "DG102")]
+
+
 def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp_path: Path) -> None:
     # a library's own requests/ package does not make `import requests` in agents/run.py that
     # package (Python 3 imports are absolute), nor `from requests.session import Session` (that

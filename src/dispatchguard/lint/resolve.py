@@ -104,6 +104,7 @@ class Resolver:
         self._packages = tuple(config.tool_packages)
         self._declared: DeclaredTypes | None = None
         self._beside_memo: dict[tuple[str, str], str] = {}  # (module, absolute target) -> what it names
+        self._star_memo: dict[tuple[str, str], str | None] = {}  # (module, name) -> where its star import finds it
         self._as_written: dict[str, bool] = {}  # absolute target -> it means what it says (a project or outside name)
 
     @property
@@ -192,16 +193,34 @@ class Resolver:
         return qual in self.names or qual.rpartition(".")[0] in self.names
 
     def local_qual(self, info: ModuleInfo, name: str) -> str | None:
-        """The qualified name a dotted expression written in module ``info`` refers to."""
+        """The qualified name a dotted expression written in module ``info`` refers to (a name a
+        star import brings: the name in the first module of the project that binds it)."""
         head, _, tail = name.partition(".")
         target = info.imports.get(head)
         if target is not None:
             base = self.absolute(info, target)
         elif head in info.defs:
             base = f"{info.name}.{head}" if info.name else head
+        elif info.stars and not head.startswith("_"):
+            base = self._starred(info, head)
+            if base is None:
+                return None
         else:
             return None
         return f"{base}.{tail}" if tail else base
+
+    def _starred(self, info: ModuleInfo, name: str) -> str | None:
+        key = (info.name, name)
+        if key in self._star_memo:
+            return self._star_memo[key]
+        self._star_memo[key] = None  # a star import cycle ends here
+        for star in info.stars:
+            module = self.absolute(info, star)
+            found, rest = self.split(module, any_module=True)
+            if isinstance(found, ModuleInfo) and not rest and (name in found.defs or name in found.imports):
+                self._star_memo[key] = f"{module}.{name}"
+                break
+        return self._star_memo[key]
 
     def split(self, qual: str, *, any_module: bool) -> tuple[ModuleInfo | _NotCandidate | None, list[str]]:
         """The module that is the longest prefix of ``qual`` and the remaining parts; None for a
