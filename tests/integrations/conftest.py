@@ -89,7 +89,7 @@ def crewai_sync(calls: Calls) -> tuple[Any, dict]:
 
         def _run(self, a: int, b: int) -> int:
             calls.add("crewai_sync", (a, b))
-            return a + b  # noqa: DG103 (a number on purpose: the dispatcher makes it JSON text)
+            return a + b  # a number on purpose: the dispatcher makes it JSON text
 
     return AddTool(), {}
 
@@ -101,11 +101,11 @@ def crewai_async(calls: Calls) -> tuple[Any, dict]:
 
         def _run(self, a: int, b: int) -> int:  # CrewAI requires a sync twin; dispatch_tool uses it
             calls.add("crewai_async", ("sync", a, b))
-            return a + b  # noqa: DG103 (a number on purpose: the dispatcher makes it JSON text)
+            return a + b  # a number on purpose: the dispatcher makes it JSON text
 
         async def _arun(self, a: int, b: int) -> int:
             calls.add("crewai_async", (a, b))
-            return a + b  # noqa: DG103 (a number on purpose: the dispatcher makes it JSON text)
+            return a + b  # a number on purpose: the dispatcher makes it JSON text
 
     return AsyncAddTool(), {}
 
@@ -189,7 +189,7 @@ def _lc_basetool(kind: str, schema: Any) -> Callable[[Calls], tuple[Any, dict]]:
 
             def _run(self, a: int, b: int) -> int:
                 calls.add(kind, (a, b))
-                return a + b  # noqa: DG103 (a number on purpose: the dispatcher makes it JSON text)
+                return a + b  # a number on purpose: the dispatcher makes it JSON text
 
         return AddTool(), {}
 

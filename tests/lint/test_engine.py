@@ -79,9 +79,14 @@ def test_selection_and_per_file_ignores(tmp_path: Path) -> None:
     assert ("bad.py", "DG001") not in codes(dataclasses.replace(base, per_file_ignores=(("bad.py", ("DG",)),)))
 
 
+MOCK = "from crewai.tools import BaseTool\n\nclass Mock(BaseTool):\n    def _run(self, q):\n        return {'q': q}\n"
+
+
 def test_test_files_and_tool_modules_are_exempt(tmp_path: Path) -> None:
+    # a test builds tools, runs them and declares throw-away ones (DG101, DG102, DG103, DG104)
+    mock_function = "from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int):\n    return a + b\n"
     for rel in ("tests/test_a.py", "pkg/test_b.py", "pkg/c_test.py", "conftest.py"):
-        _write(tmp_path, rel, TOOL + "t.run()\n")
+        _write(tmp_path, rel, TOOL + "t.run()\n\n" + MOCK + "\n" + mock_function)
     _write(tmp_path, "pkg/tools/made.py", TOOL)
     _write(tmp_path, "pkg/inbuilt_tools.py", TOOL)
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
