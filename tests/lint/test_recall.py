@@ -134,6 +134,19 @@ def test_a_name_a_star_import_brings_is_resolved_at_module_level_and_in_function
     assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102"), (7, 12, "DG102")]
 
 
+def test_an_import_of_a_package_two_applications_share_a_name_for_is_each_ones_own(tmp_path: Path) -> None:
+    # a monorepo: rag-backend/app/ (with __init__.py, so `app` names it) and agent/app/ (a
+    # namespace folder run from agent/): agent/app/main.py's `app.tools.search` is agent's own
+    _write(tmp_path, "rag-backend/app/__init__.py", "")
+    _write(tmp_path, "rag-backend/app/tools/__init__.py", "")
+    _write(tmp_path, "rag-backend/app/tools/search.py", "class SearchTool:\n    pass\n")
+    tool = "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n"
+    _write(tmp_path, "agent/app/tools/search.py", tool)
+    _write(tmp_path, "agent/app/main.py", "from app.tools.search import SearchTool\n\ntools = [SearchTool()]\n")
+    report = check_paths([tmp_path / "agent/app/main.py"], LintConfig(root=tmp_path), use_cache=False)
+    assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102")]
+
+
 def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp_path: Path) -> None:
     # a library's own requests/ package does not make `import requests` in agents/run.py that
     # package (Python 3 imports are absolute), nor `from requests.session import Session` (that

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
@@ -104,8 +105,11 @@ class Resolver:
         self._packages = tuple(config.tool_packages)
         self._declared: DeclaredTypes | None = None
         self._beside_memo: dict[tuple[str, str], str] = {}  # (module, absolute target) -> what it names
+        self._root_prefix = Path(config.root).absolute().as_posix().rstrip("/") + "/"  # of the files' keys
         self._star_memo: dict[tuple[str, str], str | None] = {}  # (module, name) -> where its star import finds it
-        self._as_written: dict[str, bool] = {}  # absolute target -> it means what it says (a project or outside name)
+        # absolute target -> "" (outside the project: it means what it says), the top-level folder of
+        # the project module it names, or None (it names nothing)
+        self._as_written: dict[str, str | None] = {}
 
     @property
     def declared(self) -> DeclaredTypes:
@@ -143,30 +147,51 @@ class Resolver:
 
     def _beside(self, info: ModuleInfo, target: str) -> str:
         """An absolute ``from`` import that names no module of the project, nor of the standard
-        library or a tool library: the same import from the importing module's folder or the nearest
-        enclosing one, as Python finds it when that folder is on ``sys.path`` (a server or script
-        run from there: ``from tools.custom_tool import X`` in ``src/app/crew.py`` is
-        ``src/app/tools/custom_tool.py``), provided that module defines the name. A plain ``import
-        requests`` stays what it says, and so does an import that module makes itself (a library's
-        ``vectorstores/elasticsearch.py`` imports ``elasticsearch``, which its sibling modules import
-        too)."""
-        as_written = self._as_written.get(target)
-        if as_written is None:
+        library or a tool library, or names one in another top-level folder of the project (a
+        monorepo of several applications, each with its own ``app`` package): the same import from
+        the importing module's folder or the nearest enclosing one, as Python finds it when that
+        folder is on ``sys.path`` (a server or script run from there: ``from tools.custom_tool import
+        X`` in ``src/app/crew.py`` is ``src/app/tools/custom_tool.py``), provided that module defines
+        the name. A plain ``import requests`` stays what it says, and so does an import that module
+        makes itself (a library's ``vectorstores/elasticsearch.py`` imports ``elasticsearch``, which
+        its sibling modules import too)."""
+        written = self._as_written.get(target)
+        if written is None:
             head, dot, _ = target.partition(".")
-            as_written = self._as_written[target] = (
-                not dot or head in self.names or self._names_module(target) or _outside_package(head, self.environment)
-            )
-        if as_written:
-            return target
+            if not dot or _outside_package(head, self.environment):
+                written = ""  # outside the project, or a plain import
+            elif head in self.names or self._names_module(target):
+                written = self._top_folder(target)  # a module of the project: in which folder
+            else:
+                written = None  # nothing of that name: look beside
+            self._as_written[target] = written
         key = (info.name, target)
         found = self._beside_memo.get(key)
         if found is None:
-            found = self._beside_memo[key] = self._nearest_package(info, target)
+            if written is not None and (written == "" or written == self._top_folder(info.name)):
+                found = target  # as written: outside the project, or in the importing module's own folder
+            else:
+                found = self._nearest_package(info, target)
+            self._beside_memo[key] = found
         return found
+
+    def _top_folder(self, qual: str) -> str:
+        """The top-level folder of the project file owning ``qual`` (its longest module prefix); ""
+        for a module at the root, or none."""
+        head = qual
+        while head and head not in self.names:
+            head = head.rpartition(".")[0]
+        owner = self.names.get(head) if head else None
+        if not isinstance(owner, str):
+            return ""
+        root = self._root_prefix
+        relative = owner[len(root) :] if owner.startswith(root) else owner
+        return relative.partition("/")[0] if "/" in relative else ""
 
     def _nearest_package(self, info: ModuleInfo, target: str) -> str:
         parts = target.split(".")
-        heads = [parts[0], ".".join(parts[:2])]  # a module or package, or a namespace folder's module
+        # a module or package the target starts with (inside namespace folders: ``app/tools/search.py``)
+        heads = [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
         names = self.names
         for module in (info.name, *info.aliases):
             folders = module.split(".") if module else []
