@@ -147,6 +147,24 @@ def test_an_import_of_a_package_two_applications_share_a_name_for_is_each_ones_o
     assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102")]
 
 
+def test_a_tool_answers_what_a_tool_function_of_another_module_it_runs_returns(tmp_path: Path) -> None:
+    _write(tmp_path, "tools/__init__.py", "")
+    search = (
+        "from langchain_core.tools import tool\n\n@tool\ndef web_search(query: str) -> str:\n"
+        '    """Search."""\n    return f"Results: {query}"\n'
+    )
+    _write(tmp_path, "tools/web.py", search)
+    smart = (
+        "from langchain_core.tools import tool\nfrom tools.web import web_search\n\n@tool\n"
+        'def smart(query: str) -> str:\n    """Smart."""\n    return web_search.invoke(query)\n'
+    )
+    _write(tmp_path, "tools/smart.py", smart)
+    report = check_paths([tmp_path / "tools/smart.py"], LintConfig(root=tmp_path), use_cache=False)
+    assert [(f.line, f.code, f.message.split(",")[0]) for f in report.findings if f.code == "DG104"] == [
+        (7, "DG104", "tool function `smart` returns an f-string (from `web_search`)")
+    ]
+
+
 def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp_path: Path) -> None:
     # a library's own requests/ package does not make `import requests` in agents/run.py that
     # package (Python 3 imports are absolute), nor `from requests.session import Session` (that

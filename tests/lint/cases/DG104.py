@@ -460,6 +460,21 @@ def formatted(fmt: str) -> str:
     """Any format."""
     return datetime.now().strftime(fmt)
 
+# case: invalid a tool that answers what another tool of the module answers
+from langchain_core.tools import tool
+
+
+@tool
+def web_search(query: str) -> str:
+    """Search the web."""
+    return f"🌐 Results for {query}"  # error: DG104:12 tool function `web_search` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def smart_search(query: str) -> str:
+    """Search."""
+    return web_search.invoke(query)  # error: DG104:12 tool function `smart_search` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: invalid functions defined in a factory and given to from_function there are tool functions
 from typing import Any
 

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dispatchguard.lint.inference.returns import Classifier, Function
 
 #: Decorators that keep what a function returns (any other may replace the function).
-_TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod"})
+# decorators that keep what a call gives: caches, and a tool decorator (running the tool, or calling
+# it, gives what the function returns)
+_TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod", "tool"})
 
 
 class SyntaxFunction:

@@ -509,12 +509,31 @@ class Classifier:
         verdict = self.ctx.instance_method_returns(receiver, attr, fn)
         if verdict is not None:
             return verdict
+        if attr in _TOOL_RUNS:  # a tool function of the project run: what the function returns
+            verdict = self.tool_function_run(receiver, fn, depth)
+            if verdict is not None:
+                return verdict
         answer = self.ctx.tool_output(receiver, attr, fn)
         if answer is not None:
             return answer
         cls = self.ctx.instance_class(receiver, fn)
         declared = self.ctx.method_returns(cls, attr) if cls is not None else None
         return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)" if declared is not None else None  # type: ignore[union-attr]
+
+    def tool_function_run(self, receiver: ast.expr, fn: Function, depth: int) -> str | None:
+        """What running a function of the project gives (``search.invoke(q)`` of a ``@tool def
+        search``: only a tool has ``invoke``/``run``): its verdict, from this module or from the
+        summary of the module defining it."""
+        qual = self.ctx.qualified_name(receiver, fn)
+        if qual is None:
+            return None
+        target = self.ctx.module_function(qual)
+        if target is not None:
+            return self.function(target, depth + 1)
+        summary = self.ctx.function_returns(qual)
+        if summary is None:
+            return None
+        return JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
 
     def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
@@ -612,6 +631,8 @@ class Classifier:
 
 
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
+#: what running a tool gives: a tool function's (``@tool``) own return value
+_TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 _CLASSIFIERS = {
     ast.Constant: Classifier.constant,
     ast.UnaryOp: Classifier.unary,
