@@ -37,11 +37,12 @@ _FUNCTION_KEYWORDS = frozenset({"func", "coroutine"})
 
 def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
     """Record the functions a call makes into tools: ``Tool(func=f)``, ``StructuredTool.from_function(f)``
-    and ``tool(f)`` (a tool decorator called on a function)."""
+    and ``tool(f)`` (a tool decorator called on a function, or on a method of the class:
+    ``tool("name", description=...)(self._action)``)."""
     func = node.func
     named = [kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS]
     from_function = isinstance(func, ast.Attribute) and func.attr == "from_function"
-    if not named and not any(isinstance(arg, ast.Name) for arg in node.args[:2]):
+    if not named and not any(isinstance(arg, ast.Name) or _own_method(arg) for arg in node.args[:2]):
         return
     if from_function:
         if ctx.kind_of(func.value) != CLASS:  # type: ignore[attr-defined]
@@ -65,6 +66,15 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
                 ctx.tool_functions.append(local)
             else:
                 ctx.tool_function_refs.append((value.id, artifact))
+        elif _own_method(value):  # a method of a top-level class, named as the walk keys it
+            cls = ctx.class_scope()
+            if cls is not None and len(ctx.scopes) >= 2 and ctx.scopes[1] is cls:
+                ctx.tool_function_refs.append((f"{cls.name}.{value.attr}", artifact))  # type: ignore[attr-defined]
+
+
+def _own_method(node: ast.AST) -> bool:
+    """``self.name``: a method of the class the walk is in."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _local_function(ctx: Context, name: str) -> FunctionInfo | None:

@@ -460,6 +460,27 @@ def formatted(fmt: str) -> str:
     """Any format."""
     return datetime.now().strftime(fmt)
 
+# case: invalid methods of the class made tools by a tool decorator with options, from_function or func=
+from langchain.tools import tool
+from langchain_core.tools import StructuredTool, Tool
+
+
+class WorkoutTools:
+    def _state_action(self) -> str:
+        return {"status": "ok"}  # error: DG104:16 tool function `WorkoutTools._state_action` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _delete_action(self, plan: str):
+        return f"Deleted {plan}"  # error: DG104:16 tool function `WorkoutTools._delete_action` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _count_action(self, day: str):
+        return len(day)  # error: DG104:16 tool function `WorkoutTools._count_action` returns a number, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def build(self):
+        state = tool("get_state", description="The state.")(self._state_action)
+        delete = StructuredTool.from_function(self._delete_action, name="delete")
+        count = Tool(name="count", description="Count.", func=self._count_action)
+        return [state, delete, count]
+
 # case: invalid a tool that answers what another tool of the module answers
 from langchain_core.tools import tool
 
