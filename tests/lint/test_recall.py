@@ -165,6 +165,25 @@ def test_a_tool_answers_what_a_tool_function_of_another_module_it_runs_returns(t
     ]
 
 
+def test_examples_that_share_a_package_name_each_resolve_their_own(tmp_path: Path) -> None:
+    # examples/chatbot/my_agent and examples/coder/my_agent: both are `my_agent` when run from their
+    # folder; the coder's tool class and its nodes module's import are the coder's own
+    for example in ("chatbot", "coder"):
+        for package in ("my_agent", "my_agent/utils"):
+            _write(tmp_path, f"examples/{example}/{package}/__init__.py", "")
+    _write(tmp_path, "examples/chatbot/my_agent/utils/tools.py", "def search(q):\n    return q\n")
+    tool = (
+        "from langchain_core.tools import BaseTool\n\nclass CodeInterpreter(BaseTool):\n"
+        "    def _run(self, code):\n        return {'result': code}\n"
+    )
+    _write(tmp_path, "examples/coder/my_agent/utils/tools.py", tool)
+    nodes = "from my_agent.utils.tools import CodeInterpreter\n\ntools_list = [CodeInterpreter()]\n"
+    _write(tmp_path, "examples/coder/my_agent/utils/nodes.py", nodes)
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((f.path.replace("\\", "/").rpartition("my_agent/")[2], f.line, f.code) for f in report.findings)
+    assert found == [("utils/nodes.py", 3, "DG102"), ("utils/tools.py", 5, "DG103")]
+
+
 def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp_path: Path) -> None:
     # a library's own requests/ package does not make `import requests` in agents/run.py that
     # package (Python 3 imports are absolute), nor `from requests.session import Session` (that

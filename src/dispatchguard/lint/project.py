@@ -113,6 +113,7 @@ class Project:
             self._name(key, file, aliased)
         for alias, key in aliased.items():
             self.owners.setdefault(alias, key)  # a primary name wins over an alias
+        self._own_primary_names(list(self.files))
         self.environment, self.environment_reason = find_environment(self.root, config.python)
         if self.environment is not None:
             self.environment.forget_modules()  # a new project: library files are stat'ed again when read
@@ -189,7 +190,20 @@ class Project:
         self._name(file.key, file, aliased)
         for alias, key in aliased.items():
             self.owners.setdefault(alias, key)
+        self._own_primary_names([file.key])
         self.resolver.forget()
+
+    def _own_primary_names(self, keys: list[str]) -> None:
+        """A file whose primary name another file owns (two examples' ``my_agent.utils.tools``) is
+        known by the first of its names it owns: its own definitions must resolve to it."""
+        for key in keys:
+            primary, aliases, is_package = self.module_names[key]
+            if self.owners.get(primary) == key:
+                continue
+            own = next((alias for alias in aliases if self.owners.get(alias) == key), None)
+            if own is not None:
+                rest = tuple(alias for alias in aliases if alias != own)
+                self.module_names[key] = (own, (*rest, primary), is_package)
 
     # ---------------------------------------------------------------- loading (ModuleSource)
 

@@ -107,8 +107,8 @@ class Resolver:
         self._beside_memo: dict[tuple[str, str], str] = {}  # (module, absolute target) -> what it names
         self._root_prefix = Path(config.root).absolute().as_posix().rstrip("/") + "/"  # of the files' keys
         self._star_memo: dict[tuple[str, str], str | None] = {}  # (module, name) -> where its star import finds it
-        # absolute target -> "" (outside the project: it means what it says), the top-level folder of
-        # the project module it names, or None (it names nothing)
+        # absolute target -> "" (outside the project: it means what it says), the folder its project
+        # module is imported from (its root), or None (it names nothing)
         self._as_written: dict[str, str | None] = {}
 
     @property
@@ -161,32 +161,40 @@ class Resolver:
             if not dot or _outside_package(head, self.environment):
                 written = ""  # outside the project, or a plain import
             elif head in self.names or self._names_module(target):
-                written = self._top_folder(target)  # a module of the project: in which folder
+                written = self._import_root(target)  # a module of the project: from which folder
             else:
                 written = None  # nothing of that name: look beside
             self._as_written[target] = written
         key = (info.name, target)
         found = self._beside_memo.get(key)
         if found is None:
-            if written is not None and (written == "" or written == self._top_folder(info.name)):
-                found = target  # as written: outside the project, or in the importing module's own folder
+            if written is not None and (written == "" or self._relpath(info.name).startswith(written)):
+                found = target  # outside the project, or a module under the importing module's own root
             else:
                 found = self._nearest_package(info, target)
             self._beside_memo[key] = found
         return found
 
-    def _top_folder(self, qual: str) -> str:
-        """The top-level folder of the project file owning ``qual`` (its longest module prefix); ""
-        for a module at the root, or none."""
-        head = qual
-        while head and head not in self.names:
-            head = head.rpartition(".")[0]
-        owner = self.names.get(head) if head else None
+    def _relpath(self, module: str) -> str:
+        """The root-relative POSIX path of the file owning ``module`` ("" when none does)."""
+        owner = self.names.get(module)
         if not isinstance(owner, str):
             return ""
         root = self._root_prefix
-        relative = owner[len(root) :] if owner.startswith(root) else owner
-        return relative.partition("/")[0] if "/" in relative else ""
+        return owner[len(root) :] if owner.startswith(root) else owner
+
+    def _import_root(self, qual: str) -> str:
+        """The folder (``"examples/chatbot/"``, or ``""`` for the project root) that must be on
+        ``sys.path`` for ``qual`` to name the module of the project owning it (its longest module
+        prefix): the owning file's folders above the module's own names."""
+        module = qual
+        while module and module not in self.names:
+            module = module.rpartition(".")[0]
+        relpath = self._relpath(module)
+        folders = relpath.split("/")[:-1]  # a package's __init__.py: its folder is its last name
+        names = module.count(".") + (1 if relpath.endswith("/__init__.py") else 0)
+        kept = folders[: max(len(folders) - names, 0)]
+        return "/".join(kept) + "/" if kept else ""
 
     def _nearest_package(self, info: ModuleInfo, target: str) -> str:
         parts = target.split(".")
