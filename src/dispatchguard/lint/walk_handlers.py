@@ -124,8 +124,15 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
             if cls is not None:
                 cls.attrs[target.attr] = kind
     elif isinstance(target, (ast.Tuple, ast.List)):
-        for elt in target.elts:
-            _bind(ctx, elt, None, None)
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+        if values is not None and len(values) == len(target.elts) and not any(
+            isinstance(v, ast.Starred) for v in (*values, *target.elts)
+        ):  # ``name, args = call["name"], call["args"]``: each name its own value
+            for elt, item in zip(target.elts, values, strict=True):
+                _bind(ctx, elt, ctx.kind_of(item), item)
+        else:
+            for elt in target.elts:
+                _bind(ctx, elt, None, None)
     elif isinstance(target, ast.Starred):
         _bind(ctx, target.value, None, None)
 

@@ -705,6 +705,28 @@ async def route(query: str, chooser):
     chosen = TOOLS_BY_NAME[tool_name]
     return await chosen.ainvoke(query)
 
+# case: valid a tool looked up by the name unpacked from the model's call is the project's dispatch point
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(q: str) -> str:
+    """Look up."""
+    return q
+
+
+TOOL_MAP = {"lookup": lookup}
+
+
+def tool_node(state: dict) -> list:
+    outputs = []
+    for call in state["messages"][-1].tool_calls:
+        name, arguments = call["name"], call["args"]
+        selected = TOOL_MAP.get(name)
+        if selected is not None:
+            outputs.append(selected.invoke(arguments))
+    return outputs
+
 # case: invalid a tool looked up by a name bound only to constants is a direct call
 from langchain_core.tools import tool
 
