@@ -42,6 +42,18 @@ def test_the_standard_library_declares_what_it_returns() -> None:
     assert set(messages) == {11, 13, 15}  # text of unknown content (strftime of a caller's format, input) stays unknown
 
 
+def test_a_bound_method_of_a_module_level_instance_declares_what_its_class_does() -> None:
+    # typeshed: `randint = _inst.randint` with `_inst: Random`; `choice` returns a type variable
+    source = (
+        "import random\n\nfrom crewai.tools import BaseTool\n\n\nclass Dice(BaseTool):\n"
+        "    def _run(self, q: str):\n        if q == 'roll':\n            return random.randint(1, 6)\n"
+        "        return random.choice(['a', 'b'])\n"
+    )
+    assert [(line, message.split(",")[0]) for line, message in found(source)] == [
+        (9, "`Dice._run` returns a number (from `randint`)")
+    ]
+
+
 CHAT = """\
 from crewai.tools import BaseTool
 from langchain_core.language_models.fake_chat_models import FakeListChatModel

@@ -109,7 +109,25 @@ class DeclaredTypes:
             owner, _, method = qual.rpartition(".")
             return self._method(owner, method) if owner and self._class(owner) else None
         module, info = found
-        return self._returns_of(module, info.ast)
+        bound = self._bound_method(module, info.ast)
+        return self._method(*bound) if bound is not None else self._returns_of(module, info.ast)
+
+    def _bound_method(self, module: str, node: Any) -> tuple[str, str] | None:
+        """``(class, method)`` for a module-level name bound to a method of a module-level instance
+        (typeshed's ``randint = _inst.randint``, with ``_inst: Random``)."""
+        import typeshed_client
+
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute)):
+            return None
+        owner = node.value.value
+        if not isinstance(owner, ast.Name):
+            return None
+        info = self.resolver.get_name(typeshed_client.ModulePath(tuple(module.split("."))), owner.id)
+        annotation = info.ast.annotation if isinstance(info, typeshed_client.NameInfo) and isinstance(
+            info.ast, ast.AnnAssign
+        ) else None
+        name = dotted(annotation) if annotation is not None else None
+        return (self._qualify(module, name), node.value.attr) if name is not None else None
 
     def _class(self, qual: str) -> tuple[str, Any] | None:
         found = self._lookup(qual)
