@@ -27,6 +27,15 @@ def _write(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _project_findings(root: Path, files: dict[str, str], target: str) -> list[tuple[int, int, str]]:
+    """Write a project of ``files`` (empty text: an ``__init__.py``) and check ``target`` in it:
+    ``(line, col, code)`` of each finding."""
+    for rel, text in files.items():
+        _write(root, rel, text)
+    report = check_paths([root / target], LintConfig(root=root), use_cache=False)
+    return [(f.line, f.col, f.code) for f in report.findings]
+
+
 # ------------------------------------------------------------------ the bundled table
 
 
@@ -120,31 +129,28 @@ def test_an_absolute_import_of_a_package_beside_the_module_resolves(tmp_path: Pa
     assert found == [("app/crew.py", 4, 12, "DG102"), ("app/tasks/export.py", 4, 12, "DG102")]
 
 
+SEARCH_TOOL = "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n"
+
+
 def test_a_name_a_star_import_brings_is_resolved_at_module_level_and_in_functions(tmp_path: Path) -> None:
     # agents.py: `from tools.search import *` then `SearchTool()` at module level and in a function
-    _write(tmp_path, "tools/__init__.py", "")
-    tools = "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n\nLIMIT = 3\n"
-    _write(tmp_path, "tools/search.py", tools)
-    agents = (
-        "from tools.search import *\n\nsearch = SearchTool()\n\n\ndef build():\n"
-        "    return SearchTool(), LIMIT, print\n"
-    )
-    _write(tmp_path, "agents.py", agents)
-    report = check_paths([tmp_path / "agents.py"], LintConfig(root=tmp_path), use_cache=False)
-    assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102"), (7, 12, "DG102")]
+    agents = "from tools.search import *\n\nsearch = SearchTool()\n\n\ndef build():\n"
+    agents += "    return SearchTool(), LIMIT, print\n"
+    files = {"tools/__init__.py": "", "tools/search.py": SEARCH_TOOL + "\nLIMIT = 3\n", "agents.py": agents}
+    assert _project_findings(tmp_path, files, "agents.py") == [(3, 10, "DG102"), (7, 12, "DG102")]
 
 
 def test_an_import_of_a_package_two_applications_share_a_name_for_is_each_ones_own(tmp_path: Path) -> None:
     # a monorepo: rag-backend/app/ (with __init__.py, so `app` names it) and agent/app/ (a
     # namespace folder run from agent/): agent/app/main.py's `app.tools.search` is agent's own
-    _write(tmp_path, "rag-backend/app/__init__.py", "")
-    _write(tmp_path, "rag-backend/app/tools/__init__.py", "")
-    _write(tmp_path, "rag-backend/app/tools/search.py", "class SearchTool:\n    pass\n")
-    tool = "from crewai.tools import BaseTool\n\nclass SearchTool(BaseTool):\n    pass\n"
-    _write(tmp_path, "agent/app/tools/search.py", tool)
-    _write(tmp_path, "agent/app/main.py", "from app.tools.search import SearchTool\n\ntools = [SearchTool()]\n")
-    report = check_paths([tmp_path / "agent/app/main.py"], LintConfig(root=tmp_path), use_cache=False)
-    assert [(f.line, f.col, f.code) for f in report.findings] == [(3, 10, "DG102")]
+    files = {
+        "rag-backend/app/__init__.py": "",
+        "rag-backend/app/tools/__init__.py": "",
+        "rag-backend/app/tools/search.py": "class SearchTool:\n    pass\n",
+        "agent/app/tools/search.py": SEARCH_TOOL,
+        "agent/app/main.py": "from app.tools.search import SearchTool\n\ntools = [SearchTool()]\n",
+    }
+    assert _project_findings(tmp_path, files, "agent/app/main.py") == [(3, 10, "DG102")]
 
 
 def test_a_tool_answers_what_a_tool_function_of_another_module_it_runs_returns(tmp_path: Path) -> None:
