@@ -147,12 +147,13 @@ class Resolver:
 
     def _beside(self, info: ModuleInfo, target: str) -> str:
         """An absolute ``from`` import that names no module of the project, nor of the standard
-        library or a tool library, or names one in another top-level folder of the project (a
-        monorepo of several applications, each with its own ``app`` package): the same import from
-        the importing module's folder or the nearest enclosing one, as Python finds it when that
-        folder is on ``sys.path`` (a server or script run from there: ``from tools.custom_tool import
-        X`` in ``src/app/crew.py`` is ``src/app/tools/custom_tool.py``), provided that module defines
-        the name. A plain ``import requests`` stays what it says, and so does an import that module
+        library or a tool library, or names one imported from a folder the importing module is not
+        under (its import root: a monorepo's or an examples folder's applications, each with its own
+        ``app`` or ``my_agent`` package): the same import from the importing module's folder or the
+        nearest enclosing one, as Python finds it when that folder is on ``sys.path`` (a server or
+        script run from there: ``from tools.custom_tool import X`` in ``src/app/crew.py`` is
+        ``src/app/tools/custom_tool.py``), provided that module defines the name; else the target as
+        written. A plain ``import requests`` stays what it says, and so does an import that module
         makes itself (a library's ``vectorstores/elasticsearch.py`` imports ``elasticsearch``, which
         its sibling modules import too)."""
         written = self._as_written.get(target)
