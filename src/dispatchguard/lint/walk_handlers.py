@@ -70,6 +70,26 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
             cls = ctx.class_scope()
             if cls is not None and len(ctx.scopes) >= 2 and ctx.scopes[1] is cls:
                 ctx.tool_function_refs.append((f"{cls.name}.{value.attr}", artifact))  # type: ignore[attr-defined]
+        elif isinstance(value, ast.Lambda):  # ``Tool(func=lambda city: weather(city))``
+            ctx.tool_functions.append(_lambda_function(ctx, value, artifact))
+
+
+def _lambda_function(ctx: Context, node: ast.Lambda, artifact: bool) -> FunctionInfo:
+    """A lambda made a tool, as a function whose one ``return`` is its body, seen from where it is."""
+    returned = ast.Return(value=node.body)
+    ast.copy_location(returned, node.body)
+    as_def = ast.FunctionDef(name="<lambda>", args=node.args, body=[returned], decorator_list=[], returns=None)
+    ast.copy_location(as_def, node)
+    fn = FunctionInfo(as_def, _qualname(ctx, "<lambda>"), None)
+    scope = Scope("function", fn.qualname)
+    for arg in _all_args(node.args):
+        scope.names[arg.arg] = None
+    scope.fn = fn
+    fn.scopes = [*ctx.scopes, scope]
+    fn.returns.append(returned)
+    fn.artifact = artifact
+    ctx.created.append(fn)
+    return fn
 
 
 def _own_method(node: ast.AST) -> bool:

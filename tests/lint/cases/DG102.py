@@ -111,11 +111,17 @@ def build_search_tools():
     except ImportError:
         return []
 
+def create_adapter(registry, tool_name: str):
+    unified = registry.get_tool(tool_name)
+    return StructuredTool(name=unified.name, description=unified.description, func=unified.run)
+
 # case: invalid a tool with a literal name built in agent code is still reported
 from crewai_tools import SerperDevTool
 from langchain_core.tools import StructuredTool
 
 def build_agent(settings):
+    helper = settings.get_helper()
+    helped = StructuredTool(name=helper.name, description="", func=print)  # error: DG102:14 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
     search = SerperDevTool()  # error: DG102:14 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
     echo = StructuredTool(name="echo", description="", func=print)  # error: DG102:12 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
-    return [search, echo]
+    return [helped, search, echo]

@@ -481,6 +481,23 @@ class WorkoutTools:
         count = Tool(name="count", description="Count.", func=self._count_action)
         return [state, delete, count]
 
+# case: invalid a lambda given to a tool class is a tool function
+from langchain.agents import Tool
+
+
+def weather(city: str) -> str:
+    return f"Sunny in {city}"
+
+
+def budget(days: int) -> dict:
+    return {"days": days}
+
+
+tools = [
+    Tool(name="Weather", func=lambda city: weather(city), description="Weather."),  # error: DG104:44 tool function `<lambda>` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    Tool(name="Budget", func=lambda days: str(budget(int(days))), description="Budget."),  # error: DG104:43 tool function `<lambda>` returns `str(...)` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+]
+
 # case: invalid a tool that answers what another tool of the module answers
 from langchain_core.tools import tool
 

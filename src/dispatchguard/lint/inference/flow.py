@@ -163,9 +163,23 @@ def found_by_caller_name(node: ast.AST, fn: FunctionInfo | None, model_calls: Se
 
 
 def from_caller_or_loop(name: str, fn: FunctionInfo) -> bool:
-    """Whether ``name`` is a parameter of ``fn`` or bound by one of its loops or unpackings (a
-    binding whose value is unknown)."""
-    return name in _parameters(fn.node) or None in fn.assigns.get(name, ())
+    """Whether ``name`` is a parameter of ``fn``, bound by one of its loops or unpackings (a binding
+    whose value is unknown), or bound only to what a call looks up by a parameter
+    (``tool = get_tool(tool_name)``)."""
+    parameters = _parameters(fn.node)
+    if name in parameters:
+        return True
+    values = fn.assigns.get(name, ())
+    return None in values or (bool(values) and all(_looked_up_by(v, parameters) for v in values))
+
+
+def _looked_up_by(value: ast.AST | None, parameters: set[str]) -> bool:
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return False
+    arguments = [*value.args, *(k.value for k in value.keywords)]
+    return any(isinstance(a, ast.Name) and a.id in parameters for a in arguments)
 
 
 def _parameters(node: ast.AST) -> set[str]:
