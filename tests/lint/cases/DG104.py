@@ -481,6 +481,51 @@ class WorkoutTools:
         count = Tool(name="count", description="Count.", func=self._count_action)
         return [state, delete, count]
 
+# case: invalid a table of text looked up with a text default
+from langchain_core.tools import tool
+
+FORECASTS = {"Paris": "Sunny, 25°C", "Oslo": "Rain, 9°C"}
+
+
+@tool
+def forecast(city: str) -> str:
+    """The forecast."""
+    return FORECASTS.get(city, f"No forecast for {city}")  # error: DG104:12 tool function `forecast` returns text (a value of `FORECASTS` or the default of `.get`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def search(query: str) -> str:
+    """Search."""
+    results = {"python": "Python is a language.", "rust": "Rust is a language."}
+    return results.get(query, "Nothing found.")  # error: DG104:12 tool function `search` returns text (a value of `results` or the default of `.get`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a table holding JSON text or values of unknown content, or a default that may be JSON
+import json
+
+from langchain_core.tools import tool
+
+ANSWERS = {"a": json.dumps({"answer": 1}), "b": "Plain."}
+LOOKED_UP = {"a": lookup("a"), "b": "Plain."}
+PLAIN = {"a": "Plain.", "b": "Prose."}
+
+
+@tool
+def answer(key: str) -> str:
+    """Answer."""
+    return ANSWERS.get(key, "None.")
+
+
+@tool
+def looked_up(key: str) -> str:
+    """Looked up."""
+    return LOOKED_UP.get(key, "None.")
+
+
+@tool
+def plain(key: str, fallback: str) -> str:
+    """Plain."""
+    return PLAIN.get(key, fallback)
+
 # case: invalid a lambda given to a tool class is a tool function
 from langchain.agents import Tool
 

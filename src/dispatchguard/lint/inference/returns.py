@@ -612,7 +612,27 @@ class Classifier:
     def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         default = node.args[1] if len(node.args) == 2 else None
         kind = _DEFAULT_KINDS.get(type(default)) if default is not None else None
-        return f"{kind} (the default of `.get`)" if kind is not None else None
+        if kind is not None:
+            return f"{kind} (the default of `.get`)"
+        # a table of text looked up with a text default (``WEATHER.get(city, f"No data for {city}")``)
+        if default is not None and _is_text(self.classify(default, fn, depth + 1)):
+            table = self.text_table(func.value, fn, depth)
+            return f"text (a value of `{table}` or the default of `.get`)" if table is not None else None
+        return None
+
+    def text_table(self, node: ast.expr, fn: Function, depth: int) -> str | None:
+        """The name of a dict display ``node`` is bound to (its only binding, in the function or at
+        module level) whose every value is text that is not JSON; else None."""
+        if not isinstance(node, ast.Name):
+            return None
+        bound = fn.assigns.get(node.id)
+        if bound:
+            table = bound[0] if len(bound) == 1 else None
+        else:
+            table = None if fn.shadows(node.id) else self.ctx.module_literal(node.id)
+        if not isinstance(table, ast.Dict) or not table.values or None in table.keys:
+            return None
+        return node.id if all(_is_text(self.classify(v, fn, depth + 1)) for v in table.values) else None
 
     def is_http_response(self, node: ast.AST, fn: Function) -> bool:
         """``requests.get(...)``, ``session.post(...)``, ``httpx.request(...)``, or a local name
@@ -659,6 +679,10 @@ _METHOD_HANDLERS = {
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
 _TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON)
+
+
+def _is_text(verdict: str | None) -> bool:
+    return verdict is not None and verdict.startswith(_TEXT_VERDICTS)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
 
