@@ -129,7 +129,7 @@ def _collect_subscript(node: ast.Subscript, names: list, items: list, types: lis
 
 #: The names a project gives its own replacement of a framework's tool base.
 HOME_GROWN_BASE_NAMES = frozenset({"BaseTool", "Tool", "ToolBase", "AbstractTool", "BaseAgentTool", "AgentTool"})
-#: the methods that run a tool (the summary records what a class's return)
+#: the methods that run a tool (a summary records what a class's run methods return)
 TOOL_RUN_METHODS = frozenset({"run", "_run", "arun", "_arun"})
 
 
