@@ -499,6 +499,12 @@ def search(query: str) -> str:
     results = {"python": "Python is a language.", "rust": "Rust is a language."}
     return results.get(query, "Nothing found.")  # error: DG104:12 tool function `search` returns text (a value of `results` or the default of `.get`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
+
+@tool
+def pick(city: str) -> str:
+    """Pick."""
+    return FORECASTS[city]  # error: DG104:12 tool function `pick` returns text (a value of `FORECASTS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: valid a table holding JSON text or values of unknown content, or a default that may be JSON
 import json
 
@@ -525,6 +531,12 @@ def looked_up(key: str) -> str:
 def plain(key: str, fallback: str) -> str:
     """Plain."""
     return PLAIN.get(key, fallback)
+
+
+@tool
+def looked_up_item(key: str) -> str:
+    """An item of a table of unknown values."""
+    return LOOKED_UP[key]
 
 # case: invalid a lambda given to a tool class is a tool function
 from langchain.agents import Tool

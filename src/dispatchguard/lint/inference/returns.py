@@ -315,12 +315,14 @@ class Classifier:
 
     def sliced(self, node: ast.Subscript, fn: Function, depth: int) -> str | None:
         """``text[:n]``: a slice of text that is not JSON is still not; JSON cut short is broken.
-        ``result["output"]`` of an agent executor's run is the agent's final answer: prose."""
+        ``result["output"]`` of an agent executor's run is the agent's final answer: prose; an item of
+        a table of text (:meth:`text_table`) is text."""
         window = node.slice
         if isinstance(window, ast.Constant) and window.value == "output":
             return self.agent_answer(node.value, fn)
-        if not isinstance(window, ast.Slice):
-            return None
+        if not isinstance(window, ast.Slice):  # an item: of a table of text, text
+            table = self.text_table(node.value, fn, depth)
+            return f"text (a value of `{table}`)" if table is not None else None
         inner = self.classify(node.value, fn, depth + 1)
         if inner == JSON:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
