@@ -527,15 +527,18 @@ class Classifier:
         search``: only a tool has ``invoke``/``run``): its verdict, from this module or from the
         summary of the module defining it."""
         qual = self.ctx.qualified_name(receiver, fn)
-        if qual is None:
-            return None
+        return self.project_function(qual, depth)[1] if qual is not None else None
+
+    def project_function(self, qual: str, depth: int) -> tuple[bool, str | None]:
+        """Whether ``qual`` is a function of the project, and its verdict: of this module (classified
+        here), or of another, as its module's summary records it."""
         target = self.ctx.module_function(qual)
         if target is not None:
-            return self.function(target, depth + 1)
+            return True, self.function(target, depth + 1)
         summary = self.ctx.function_returns(qual)
         if summary is None:
-            return None
-        return JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
+            return False, None
+        return True, JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
 
     def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
@@ -550,12 +553,9 @@ class Classifier:
             return "bytes (`orjson.dumps` without `.decode()`)"
         if qual in _PARSERS:
             return f"a parsed value (`{qual}`), not text"
-        target = ctx.module_function(qual)
-        if target is not None:
-            return self.function(target, depth + 1)
-        summary = ctx.function_returns(qual)
-        if summary is not None:  # a function of another module, as its summary records it
-            return JSON if summary in (JSON, NEVER) else f"{summary} (from `{last}`)"
+        found, verdict = self.project_function(qual, depth)
+        if found:
+            return verdict
         if ctx.is_class(qual):
             return f"an instance of `{last}`"
         declared = ctx.declared_returns(qual)
