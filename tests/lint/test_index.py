@@ -109,6 +109,29 @@ def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
     assert report.files_walked == 4
 
 
+def test_a_common_tool_name_makes_candidates_only_of_files_naming_its_module(tmp_path: Path) -> None:
+    # ``add`` is a tool of tools/math.py: a file that only calls ``set.add`` names no module of it and
+    # is never parsed; files reaching the tool by an import of its module, of a package re-exporting
+    # it with a star import, or by a relative import of dots only, are
+    tools = tmp_path / "app" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "__init__.py").write_text("from .math import *\n")
+    (tools / "math.py").write_text("from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int) -> int:\n    return a + b\n")
+    (tools / "nearby.py").write_text("from . import add\n\ndef total():\n    return add.invoke({'a': 1, 'b': 2})\n")
+    (tmp_path / "app" / "direct.py").write_text("from app.tools.math import add\n\ndef run():\n    return add.invoke({})\n")
+    (tmp_path / "app" / "package.py").write_text("import app.tools\n\ndef run():\n    return app.tools.add.invoke({})\n")
+    (tmp_path / "app" / "sets.py").write_text("seen = set()\n\ndef remember(x):\n    seen.add(x)\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    assert found == [
+        ("direct.py", 4, "DG101"),
+        ("math.py", 5, "DG104"),
+        ("nearby.py", 4, "DG101"),
+        ("package.py", 4, "DG101"),
+    ]
+    assert (report.files_checked, report.files_without_tool_word) == (6, 1)  # sets.py
+
+
 def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
     found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)

@@ -16,7 +16,7 @@ from dispatchguard.lint.project import WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
-CACHE_VERSION = 13
+CACHE_VERSION = 14
 CACHE_DIRNAME = ".dispatchguard_cache"
 
 # (line, col, end_line, end_col, code, message, suppressed): 1-based character columns
@@ -143,9 +143,15 @@ class ResultCache:
             return
         if not isinstance(data.get("files"), dict):
             return
-        words, joint = data.get("words"), data.get("joint")
-        if _strings(words) and isinstance(joint, list) and all(_strings(parts) for parts in joint):
-            self.words = WordSet(words, (tuple(parts) for parts in joint))
+        words, joint, scoped = data.get("words"), data.get("joint"), data.get("scoped")
+        if (
+            _strings(words)
+            and isinstance(joint, list)
+            and all(_strings(parts) for parts in joint)
+            and isinstance(scoped, list)
+            and all(_strings(pair) and len(pair) == 2 for pair in scoped)
+        ):
+            self.words = WordSet(words, (tuple(parts) for parts in joint), (tuple(pair) for pair in scoped))
         library = data.get("library")
         if isinstance(library, dict):
             self.library = {
@@ -195,6 +201,7 @@ class ResultCache:
                     "environment": self.environment,
                     "words": sorted(words.words),
                     "joint": sorted(list(parts) for parts in words.joint),
+                    "scoped": sorted(list(pair) for pair in words.scoped),
                     "files": files,
                     "library": self.library,
                 },

@@ -44,6 +44,8 @@ PRIVATE_RUN = re.compile(rb"\._a?run\b")
 #: A module with ``from module import *`` is a candidate from the first round: the names it
 #: re-exports (a package's ``__init__``) reach tools without naming a tool word.
 STAR_IMPORT = b"import *"
+#: ``from . import name`` (any number of dots): an import that names no module
+DOTS_IMPORT = re.compile(rb"\bfrom\s+\.+\s+import\b")
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
 #: from it (``from tools.calculator import X`` in ``src/app/main.py``).
 _FEW_WORDS = 16
@@ -59,33 +61,59 @@ class WordSet:
     A word is named when it is one of the file's names (``index.names_in``); a *joint* word (the
     parts of a configured name outside the project, such as ``langchain_core.tools.tool``) when all
     its parts are: a file can only refer to ``tool`` of ``langchain_core.tools`` by naming all three.
+    A *scoped* word is a binding of a project module, ``(name, stem)`` with the last part of the
+    module's name: another file refers to it by an import naming the module (``from app.tools
+    import add``, ``from .tools import add``, ``tools.add``), or by a relative import of dots only
+    (``from . import add``), which names no module. So a common tool name (``add``, ``search``)
+    no longer makes every file that calls ``set.add`` a candidate.
     """
 
-    def __init__(self, words: Iterable[str], joint: Iterable[tuple[str, ...]] = ()) -> None:
+    def __init__(
+        self,
+        words: Iterable[str],
+        joint: Iterable[tuple[str, ...]] = (),
+        scoped: Iterable[tuple[str, str]] = (),
+    ) -> None:
         self.words = frozenset(w for w in words if w)
         self.joint = frozenset(parts for parts in joint if parts)
+        self.scoped = frozenset((name, stem) for name, stem in scoped if name not in self.words)
         self.encoded = frozenset(w.encode() for w in self.words)
         self.encoded_joint = tuple(tuple(p.encode() for p in parts) for parts in sorted(self.joint))
-        self.few = not self.joint and len(self.encoded) <= _FEW_WORDS
+        stems: dict[bytes, set[bytes]] = {}
+        for name, stem in self.scoped:
+            stems.setdefault(name.encode(), set()).add(stem.encode())
+        self.stems = stems
+        self.few = not self.joint and len(self.encoded) + len(stems) <= _FEW_WORDS
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, WordSet) and (self.words, self.joint) == (other.words, other.joint)
+        return isinstance(other, WordSet) and (self.words, self.joint, self.scoped) == (
+            other.words,
+            other.joint,
+            other.scoped,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.words, self.joint))
+        return hash((self.words, self.joint, self.scoped))
 
     def __sub__(self, other: WordSet) -> WordSet:
-        return WordSet(self.words - other.words, self.joint - other.joint)
+        return WordSet(self.words - other.words, self.joint - other.joint, self.scoped - other.scoped)
 
     def __bool__(self) -> bool:
-        return bool(self.words or self.joint)
+        return bool(self.words or self.joint or self.scoped)
 
     def named_in(self, data: bytes) -> bool:
-        """Whether a name of ``data`` is a word, or all the parts of a joint word are."""
-        if self.few and not any(word in data for word in self.encoded):
+        """Whether a name of ``data`` is a word, all the parts of a joint word are, or a scoped
+        word is with its module (or with a relative import of dots only)."""
+        if self.few and not any(word in data for word in (*self.encoded, *self.stems)):
             return False  # a later round looks for a few new words: a substring search rules most files out
         names = names_in(data)
-        return not self.encoded.isdisjoint(names) or any(names.issuperset(parts) for parts in self.encoded_joint)
+        if not self.encoded.isdisjoint(names) or any(names.issuperset(parts) for parts in self.encoded_joint):
+            return True
+        stems = self.stems
+        named = [name for name in names if name in stems] if len(names) < len(stems) else names.intersection(stems)
+        if not named:
+            return False
+        return any(not names.isdisjoint(stems[name]) for name in named) or DOTS_IMPORT.search(data) is not None
 
 
 class Project:
@@ -125,6 +153,7 @@ class Project:
         self.parsed = 0  # files parsed in this process
         self.walked = 0  # files walked by the rules in this process
         self.seeds = seed_words(config, self.owners)
+        self.top_names = frozenset(name.partition(".")[0] for name in self.owners)
         if self.environment is not None:
             # a file that imports an installed tool library may name its tools: it is a candidate
             outside = {p for p in self.environment.word_packages if p not in self.owners}
@@ -259,11 +288,15 @@ class Project:
     # ---------------------------------------------------------------- words
 
     def words(self) -> WordSet:
-        """The seeds and every tool-related binding name of the loaded modules."""
+        """The seeds and every tool-related binding name of the loaded modules: scoped by its
+        module for a definition or a project import in a project module, plain otherwise."""
         words = set(self.seeds.words)
+        scoped: set[tuple[str, str]] = set()
         kind = self.resolver.kind
-        for info in list(self.infos.values()):
+        inside = self.top_names
+        for key, info in list(self.infos.items()):
             prefix = f"{info.name}." if info.name else ""
+            stem = info.name.rpartition(".")[2] if key in self.files and info.name else ""
             for name, descs in info.defs.items():
                 # undecorated functions and classes without bases (but tool bases) are never tool-related
                 if name not in words and (
@@ -271,11 +304,44 @@ class Project:
                     or any(d[0] not in ("def", "class") for d in descs)
                 ):
                     if kind(prefix + name) in TOOL_KINDS:
-                        words.add(name)
-            for name in info.imports:
+                        if stem:
+                            scoped.add((name, stem))
+                        else:
+                            words.add(name)
+            for name, target in info.imports.items():
                 if name not in words and kind(prefix + name) in TOOL_KINDS:
-                    words.add(name)
-        return WordSet(words, self.seeds.joint)
+                    # an installed library's tool is imported by its own name from anywhere
+                    if stem and (target.startswith(".") or target.partition(".")[0] in inside):
+                        scoped.add((name, stem))
+                    else:
+                        words.add(name)
+        self._star_exports(scoped, words)
+        return WordSet(words, self.seeds.joint, scoped)
+
+    def _star_exports(self, scoped: set[tuple[str, str]], words: set[str]) -> None:
+        """A module re-exports the names of the modules it star-imports (``from .orders import *``
+        in ``app/tools/__init__.py``): a file reaches them naming that module (``app.tools``)."""
+        exporters = []
+        for key, info in self.infos.items():
+            if info.stars and key in self.files:
+                sources = frozenset(
+                    (target.rpartition(".")[2] if target.strip(".") else self.resolver.absolute(info, target))
+                    .rpartition(".")[2]
+                    for target in info.stars
+                )
+                exporters.append((info.name.rpartition(".")[2], sources))
+        grown = bool(exporters)
+        while grown:  # chains of star imports: until nothing is added
+            grown = False
+            for stem, sources in exporters:
+                for name, source in list(scoped):
+                    if source not in sources or ((name, stem) in scoped if stem else name in words):
+                        continue
+                    grown = True
+                    if stem:
+                        scoped.add((name, stem))
+                    else:
+                        words.add(name)
 
     def close_words(
         self,
@@ -299,7 +365,7 @@ class Project:
             for key, data in found:
                 self.load(key, data)
             previous, words = words, self.words()
-            if words.words == previous.words:  # loading only ever adds words
+            if words == previous:  # loading only ever adds words
                 return words
 
     # ---------------------------------------------------------------- per-file settings
