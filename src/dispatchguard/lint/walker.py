@@ -213,9 +213,10 @@ class Context:
 
     @property
     def function(self) -> FunctionInfo | None:
-        """The innermost function the walk is in; None at module level and in a top-level class body."""
+        """The innermost function the walk is in (a comprehension's or a lambda's is the function
+        around it); None at module level and in a top-level class body."""
         for scope in reversed(self.scopes):
-            if scope.kind == "function":
+            if scope.fn is not None:
                 return scope.fn
         return None
 

@@ -125,3 +125,51 @@ def build_agent(settings):
     search = SerperDevTool()  # error: DG102:14 tool class `SerperDevTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
     echo = StructuredTool(name="echo", description="", func=print)  # error: DG102:12 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
     return [helped, search, echo]
+
+# case: invalid a classmethod constructor builds a tool of its class
+from langchain.agents import Tool
+from langchain_core.tools import StructuredTool
+
+def lookup(q):
+    return q
+
+agent_tools = [
+    Tool.from_function(func=lookup, name="Lookup", description="d"),  # error: DG102:5 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+    StructuredTool.from_function(lookup),  # error: DG102:5 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+]
+
+# case: valid classmethod constructors in a factory, in an adapter, of a class the module defines, and other classmethods
+from langchain_core.tools import BaseTool, StructuredTool
+
+class Search(BaseTool):
+    pass
+
+def create_search_tools(fns):
+    return [StructuredTool.from_function(fn) for fn in fns]
+
+def adapt(server_tool):
+    return StructuredTool.from_function(server_tool.call, name=server_tool.name)
+
+own = Search.from_orm(None)
+schema = StructuredTool.model_json_schema()
+
+# case: valid an adapter wraps the functions it was given, under literal names
+from langchain_core.tools import StructuredTool, Tool
+
+class Backend:
+    def answer(self, question, tools):
+        wrapped = [
+            StructuredTool.from_function(tools.search_web, name="web_search", description="d"),
+            Tool(name="read_source", func=tools.read_source, description="d"),
+        ]
+        return wrapped
+
+# case: invalid a method of the object itself is the project's own function
+from langchain_core.tools import Tool
+
+class CodeInterpreterTool:
+    def call(self, code):
+        return code
+
+    def to_langchain_tool(self):
+        return Tool(name="code_interpreter", description="d", func=self.call)  # error: DG102:16 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry

@@ -30,16 +30,27 @@ _FACTORY_NAME = re.compile(r"(?:get|build|make|create|load|init|setup)_(?:\w+_)?
 def _factory(ctx: Context, node: ast.Call) -> bool:
     """A function whose job is to build the tools (a toolkit's ``get_tools()``,
     ``build_search_tools()``), or an adapter that turns another protocol's tool into one
-    (``StructuredTool(name=tool.name, ...)``: the name comes from a parameter or loop variable)."""
+    (``StructuredTool(name=tool.name, ...)``, ``StructuredTool.from_function(tools.search, ...)``:
+    the name or the function wrapped comes from a parameter or loop variable)."""
     fn = ctx.function
     if fn is None:
         return False
     if _FACTORY_NAME.match(getattr(fn.node, "name", "")):
         return True
-    name = next((k.value for k in node.keywords if k.arg == "name"), None)
-    while isinstance(name, (ast.Attribute, ast.Subscript)):
-        name = name.value
-    return isinstance(name, ast.Name) and from_caller_or_loop(name.id, fn)
+    given = [k.value for k in node.keywords if k.arg in _ADAPTED]
+    if node.args and isinstance(node.func, ast.Attribute):  # ``from_function(fn, ...)``
+        given.append(node.args[0])
+    for value in given:
+        while isinstance(value, (ast.Attribute, ast.Subscript)):
+            value = value.value
+        # a method of the object itself (``func=self.run``) is the project's own function
+        if isinstance(value, ast.Name) and value.id not in ("self", "cls") and from_caller_or_loop(value.id, fn):
+            return True
+    return False
+
+
+#: What an adapter takes from what it was given: the tool's name, or the function it wraps.
+_ADAPTED = frozenset({"name", "func", "coroutine"})
 
 
 def check_call(ctx: Context, node: ast.Call) -> None:
@@ -48,12 +59,24 @@ def check_call(ctx: Context, node: ast.Call) -> None:
     With no ``tool-modules`` configured, building a class the module defines, or building tools in
     a factory (``get_tools()``) or an adapter (``name=`` from a parameter), is not reported.
     """
+    built = _tool_class_built(ctx, node)
+    # with no tool-modules configured, a module that defines a tool class is a home of that
+    # tool: adapters, wrappers and factories build the tools they define there
+    if built is not None and (ctx.tool_modules_configured or not (ctx.defines_class(built) or _factory(ctx, node))):
+        ctx.report(node, RULE.code, RULE.message.format(name=describe(built)))
+
+
+def _tool_class_built(ctx: Context, node: ast.Call) -> ast.expr | None:
+    """The tool class a call builds: the class called (``SerperDevTool()``), or the class of a
+    classmethod constructor (``Tool.from_function(...)``, CrewAI's ``Tool.from_langchain(...)``)."""
     func = node.func
-    if isinstance(func, (ast.Name, ast.Attribute)) and ctx.callee_kind(node) == CLASS:
-        # with no tool-modules configured, a module that defines a tool class is a home of that
-        # tool: adapters, wrappers and factories build the tools they define there
-        if ctx.tool_modules_configured or not (ctx.defines_class(func) or _factory(ctx, node)):
-            ctx.report(node, RULE.code, RULE.message.format(name=describe(func)))
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return None
+    if ctx.callee_kind(node) == CLASS:
+        return func
+    if isinstance(func, ast.Attribute) and func.attr.startswith("from_") and ctx.kind_of(func.value) == CLASS:
+        return func.value
+    return None
 
 
 RULE = Rule(
@@ -99,6 +122,15 @@ RULE = Rule(
             from langchain_community.tools import DuckDuckGoSearchRun
 
             search = DuckDuckGoSearchRun()  # error: DG102
+        """),
+        snippet("""
+            from langchain_core.tools import StructuredTool
+
+            def lookup(order_id: str) -> str:
+                return order_id
+
+            def build_agent():
+                return Agent(tools=[StructuredTool.from_function(lookup)])  # error: DG102
         """),
     ),
 )
