@@ -116,10 +116,13 @@ def test_a_common_tool_name_makes_candidates_only_of_files_naming_its_module(tmp
     tools = tmp_path / "app" / "tools"
     tools.mkdir(parents=True)
     (tools / "__init__.py").write_text("from .math import *\n")
-    (tools / "math.py").write_text("from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int) -> int:\n    return a + b\n")
+    (tools / "math.py").write_text(
+        "from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int) -> int:\n    return a + b\n"
+    )
     (tools / "nearby.py").write_text("from . import add\n\ndef total():\n    return add.invoke({'a': 1, 'b': 2})\n")
-    (tmp_path / "app" / "direct.py").write_text("from app.tools.math import add\n\ndef run():\n    return add.invoke({})\n")
-    (tmp_path / "app" / "package.py").write_text("import app.tools\n\ndef run():\n    return app.tools.add.invoke({})\n")
+    app = tmp_path / "app"
+    (app / "direct.py").write_text("from app.tools.math import add\n\ndef run():\n    return add.invoke({})\n")
+    (app / "package.py").write_text("import app.tools\n\ndef run():\n    return app.tools.add.invoke({})\n")
     (tmp_path / "app" / "sets.py").write_text("seen = set()\n\ndef remember(x):\n    seen.add(x)\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)

@@ -136,7 +136,7 @@ TOOL_RUN_METHODS = frozenset({"run", "_run", "arun", "_arun"})
 def is_home_grown_base(stmt: ast.ClassDef) -> bool:
     """Whether a class is a project's own tool base: named like a framework's (``BaseTool``,
     ``Tool``), it has a run method and says what the model sees of a tool (``name`` and
-    ``description``, at class level or set in ``__init__``). A framework's own tool classes have
+    ``description``, at class level, as properties or set in ``__init__``). A framework's own tool classes have
     the same shape, so an installed library read from source is judged alike."""
     if stmt.name not in HOME_GROWN_BASE_NAMES:
         return False
@@ -157,7 +157,15 @@ def _class_level_names(body: list[ast.stmt]) -> set[str]:
             names.add(stmt.target.id)
         elif isinstance(stmt, ast.Assign):
             names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "") in _PROPERTIES
+            for d in stmt.decorator_list
+        ):
+            names.add(stmt.name)  # ``@property @abstractmethod def name(self) -> str``
     return names
+
+
+_PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
 
 
 def _self_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

@@ -940,6 +940,35 @@ class StorageTool(BaseTool):
     def _run(self, path):
         return {"stored": path}  # error: DG103:16 `StorageTool._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
+# case: invalid an abstract tool base says its name and description through properties
+from abc import ABC, abstractmethod
+
+
+class BaseTool(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def description(self) -> str: ...
+
+    @abstractmethod
+    async def run(self, query: str) -> str: ...
+
+
+class WebSearchTool(BaseTool):
+    @property
+    def name(self) -> str:
+        return "web_search"
+
+    @property
+    def description(self) -> str:
+        return "Searches the web."
+
+    async def run(self, query: str) -> str:
+        return f"No results found for {query}."  # error: DG103:16 `WebSearchTool.run` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: valid a class named Tool that says nothing of itself to a model is no tool base
 class Tool:
     def run(self, job):

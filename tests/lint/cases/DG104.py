@@ -481,7 +481,9 @@ class WorkoutTools:
         count = Tool(name="count", description="Count.", func=self._count_action)
         return [state, delete, count]
 
-# case: invalid a table of text looked up with a text default
+# case: invalid a table of text looked up with a text default, or without one
+import json
+
 from langchain_core.tools import tool
 
 FORECASTS = {"Paris": "Sunny, 25°C", "Oslo": "Rain, 9°C"}
@@ -504,6 +506,15 @@ def search(query: str) -> str:
 def pick(city: str) -> str:
     """Pick."""
     return FORECASTS[city]  # error: DG104:12 tool function `pick` returns text (a value of `FORECASTS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def define(city: str) -> str:
+    """Define."""
+    found = FORECASTS.get(city)
+    if found:
+        return found  # error: DG104:16 tool function `define` returns text or None (a value of `FORECASTS`, or None from `.get`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return json.dumps({"error": "unknown city"})
 
 # case: valid a table holding JSON text or values of unknown content, or a default that may be JSON
 import json
@@ -531,6 +542,12 @@ def looked_up(key: str) -> str:
 def plain(key: str, fallback: str) -> str:
     """Plain."""
     return PLAIN.get(key, fallback)
+
+
+@tool
+def answer_or_none(key: str) -> str:
+    """Answer, or None."""
+    return ANSWERS.get(key)
 
 
 @tool
@@ -627,3 +644,52 @@ def lines(query: str) -> str:
     for row in run_search(query):
         out += f"{row}\n"
     return out
+
+# case: invalid text that starts in a way no JSON text does, glued to other values
+from langchain_core.tools import tool
+
+
+@tool
+def web_search(query: str) -> str:
+    """Search."""
+    lines = [query]
+    return "[WEB SEARCH]\n" + "\n".join(lines)  # error: DG104:12 tool function `web_search` returns text glued to other values, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def count(query: str) -> str:
+    """Count."""
+    return "no results for " + query  # error: DG104:12 tool function `count` returns text glued to other values, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def status(query: str) -> str:
+    """Status."""
+    return "3 items: %s" % query  # error: DG104:12 tool function `status` returns text formatted with `%`, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid text glued or formatted that may still be JSON
+from langchain_core.tools import tool
+
+
+@tool
+def listed(items: list) -> str:
+    """Listed."""
+    return "[" + ",".join(items) + "]"
+
+
+@tool
+def wrapped(body: str) -> str:
+    """Wrapped."""
+    return "{%s}" % body
+
+
+@tool
+def templated(data: str) -> str:
+    """Templated."""
+    return "{data}".format(data=data)
+
+
+@tool
+def keyed(body: str) -> str:
+    """Keyed."""
+    return '{"result": ' + body + "}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import datetime
 import json
+import re
 from collections.abc import Callable
 from typing import Protocol
 
@@ -114,6 +115,10 @@ _MAX_DEPTH = 12
 # the characters JSON text can start and end with (after white space): objects, arrays, strings,
 # numbers, true, false, null
 _JSON_FIRST = frozenset('{["-0123456789tfn')
+_JSON_IN_ARRAY = _JSON_FIRST | {"]"}
+_JSON_WORDS = {"t": "true", "f": "false", "n": "null"}
+_WORD = re.compile(r"\w*")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _JSON_LAST = frozenset('}]"0123456789el')
 _ARITHMETIC = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow)
 _HTTP_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "request", "send"})
@@ -372,7 +377,7 @@ class Classifier:
             return None
         if isinstance(op, ast.Mod):
             template = self.text(node.left)
-            if template is not None and bad_start(template) and not template.lstrip().startswith("%"):
+            if template is not None and bad_start(template.partition("%")[0]):
                 return "text formatted with `%`"
             return None
         if isinstance(op, _ARITHMETIC):
@@ -406,8 +411,8 @@ class Classifier:
             return self.name_edges(node.id, fn, depth)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
             template = self.text(node.func.value)
-            if template is not None:
-                return bad_start(template), bad_end(template)
+            if template is not None:  # up to its first placeholder, the template is the text
+                return bad_start(re.split(r"[{}]", template, maxsplit=1)[0]), bad_end(template)
         return False, False
 
     def name_edges(self, name: str, fn: Function, depth: int) -> tuple[bool, bool]:
@@ -612,6 +617,10 @@ class Classifier:
         return JSON
 
     def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        if len(node.args) == 1 and not node.keywords:
+            # a table of text looked up without a default: text, or None when the key is missing
+            table = self.text_table(func.value, fn, depth)
+            return f"text or None (a value of `{table}`, or None from `.get`)" if table is not None else None
         default = node.args[1] if len(node.args) == 2 else None
         kind = _DEFAULT_KINDS.get(type(default)) if default is not None else None
         if kind is not None:
@@ -790,9 +799,32 @@ def _is_json_module_dumps(qual: str) -> bool:
 
 
 def bad_start(text: str) -> bool:
-    """Whether ``text`` (white space aside) starts with a character no JSON text starts with."""
+    """Whether text beginning with ``text`` (white space aside) cannot be JSON: it starts with a
+    character no JSON text starts with, ``{`` then anything but a key or ``}``, ``[`` then
+    anything but a value or ``]``, a word that is not ``true``/``false``/``null`` (``"no results"``,
+    ``"failed: ..."``), or a whole literal or number followed by more (``"null pointer"``, ``"3 items"``).
+    ``text`` is what the value surely starts with, verbatim (a template's text up to its first
+    placeholder)."""
     stripped = text.lstrip()
-    return bool(stripped) and stripped[0] not in _JSON_FIRST
+    if not stripped:
+        return False
+    first = stripped[0]
+    if first not in _JSON_FIRST:
+        return True
+    if first in "{[":
+        rest = stripped[1:].lstrip()
+        return bool(rest) and rest[0] not in ('"}' if first == "{" else _JSON_IN_ARRAY)
+    if first == '"':
+        return False
+    keyword = _JSON_WORDS.get(first)
+    if keyword is not None:
+        word = _WORD.match(stripped).group()  # type: ignore[union-attr]
+        return not keyword.startswith(word) or (word == keyword and bool(stripped[len(word) :].strip()))
+    number = _JSON_NUMBER.match(stripped)
+    if number is None:
+        return len(stripped) > 1  # "-" alone may start a number
+    tail = stripped[number.end() :]
+    return bool(tail.strip()) and (tail[0].isspace() or tail[0] not in ".eE+-0123456789")
 
 
 def bad_end(text: str) -> bool:
