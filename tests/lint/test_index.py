@@ -135,6 +135,19 @@ def test_a_common_tool_name_makes_candidates_only_of_files_naming_its_module(tmp
     assert (report.files_checked, report.files_without_tool_word) == (6, 1)  # sets.py
 
 
+def test_a_later_round_finds_a_tool_reached_by_a_relative_import_of_dots_only(tmp_path: Path) -> None:
+    # Search becomes a word in the second round (base.py names BaseTool), scoped to its module; use.py
+    # names Search but no module of it, through ``from . import Search``: it must still be scanned
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "base.py").write_text(BASE.replace("class T(", "class Search("))
+    (package / "__init__.py").write_text("from .base import Search\n")
+    (package / "use.py").write_text("from . import Search\n\ndef go():\n    return Search().run('q')\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    assert found == [("use.py", 4, "DG101"), ("use.py", 4, "DG102")]
+
+
 def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
     found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)

@@ -34,9 +34,18 @@ from dispatchguard.lint.checking import check_tree, error_result, may_name_noqa_
 from dispatchguard.lint.config import LintConfig, load_config
 from dispatchguard.lint.discovery import Scan, SourceFile, display_path, relative_path, scan, walk
 from dispatchguard.lint.findings import CheckReport, Finding, finding_order
+from dispatchguard.lint.index import names_in
 from dispatchguard.lint.notebook import Notebook, NotebookError, read_notebook
 from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
-from dispatchguard.lint.project import STAR_IMPORT, Loaded, Project, WordSet, calls_private_run, may_have_findings
+from dispatchguard.lint.project import (
+    DOTS_IMPORT,
+    STAR_IMPORT,
+    Loaded,
+    Project,
+    WordSet,
+    calls_private_run,
+    may_have_findings,
+)
 
 Progress = Callable[[int, int], None]
 
@@ -194,6 +203,9 @@ class _CheckRun:
         self.stats: dict[str, list[int] | None] = {}
         # key -> (calls ._run, readable, may name a DG code in a noqa comment), from the scan
         self.quick: dict[str, tuple[bool, bool, bool]] = {}
+        #: the project's module stems each file (no candidate in the first round) names; None when it
+        #: has a relative import of dots only
+        self.stems_named: dict[str, frozenset[bytes] | None] = {}
         self.results: dict[str, FileResult] = {}
         self.unscanned: dict[str, bytes] = {}
         self.queue: list[tuple[str, bytes, ast.Module]] = []
@@ -290,6 +302,10 @@ class _CheckRun:
         cached_words = self.cache.words if self.use_cache else None
         new = words if previous is None else words - previous
         candidates = project.candidates or ()
+        # the first round also notes which module stems each file names: a later round skips,
+        # unread, the scoped words of the modules a file does not name
+        first_round = new.vocabulary | project.module_stems if previous is None else None
+        unscoped: dict[WordSet, WordSet] = {}  # a round's words without the scoped ones
         for key in project.files:
             if key in project.infos:
                 if key not in candidates and self.names_loaded(key, words):
@@ -306,13 +322,32 @@ class _CheckRun:
                 look_for = new - cached_words
                 if not look_for:
                     continue
+            if first_round is None and self.names_no_module_of(key, look_for):
+                if not (look_for.words or look_for.joint):
+                    continue  # only scoped words are new, and it names none of their modules: unread
+                look_for = unscoped.setdefault(look_for, WordSet(look_for.words, look_for.joint))
             data, _ = self.read(key)
             if data is None:
                 continue
-            if look_for.named_in(data) or (previous is None and STAR_IMPORT in data):
+            if first_round is not None and look_for is new:
+                hits = first_round.intersection(names_in(data))
+                found = new.named_among(hits, data) or STAR_IMPORT in data
+                if not found:  # None: a relative import of dots only may reach any scoped word
+                    self.stems_named[key] = None if DOTS_IMPORT.search(data) else hits & project.module_stems
+            else:
+                found = look_for.named_in(data) or (previous is None and STAR_IMPORT in data)
+            if found:
                 yield key, data
             elif key not in self.quick:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
+
+    def names_no_module_of(self, key: str, words: WordSet) -> bool:
+        """Whether a file scanned in the first round names no module of the scoped ``words`` (so it
+        can name none of them), as noted then."""
+        if key not in self.stems_named:
+            return False
+        named = self.stems_named[key]
+        return named is not None and words.scoped_stems.isdisjoint(named)
 
     def names_loaded(self, key: str, words: WordSet) -> bool:
         """Whether a module the resolver loaded (it was not a candidate then) names one of ``words``:

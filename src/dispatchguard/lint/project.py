@@ -45,7 +45,7 @@ PRIVATE_RUN = re.compile(rb"\._a?run\b")
 #: re-exports (a package's ``__init__``) reach tools without naming a tool word.
 STAR_IMPORT = b"import *"
 #: ``from . import name`` (any number of dots): an import that names no module
-DOTS_IMPORT = re.compile(rb"\bfrom\s+\.+\s+import\b")
+DOTS_IMPORT = re.compile(rb"from\s+\.+\s+import\b")  # a literal first: the regex engine skips ahead
 #: Files run as scripts: their folder is on ``sys.path``, so its files and packages are imported
 #: from it (``from tools.calculator import X`` in ``src/app/main.py``).
 _FEW_WORDS = 16
@@ -83,6 +83,11 @@ class WordSet:
         for name, stem in self.scoped:
             stems.setdefault(name.encode(), set()).add(stem.encode())
         self.stems = stems
+        #: the module stems the scoped words need: a file naming none of them can only name a scoped
+        #: word through a relative import of dots only
+        self.scoped_stems = frozenset(stem for needed in stems.values() for stem in needed)
+        #: every name that can take part in a match: a file's names are first cut down to these
+        self.vocabulary = self.encoded.union(*self.encoded_joint, stems, self.scoped_stems)
         self.few = not self.joint and len(self.encoded) + len(stems) <= _FEW_WORDS
 
     def __eq__(self, other: object) -> bool:
@@ -106,11 +111,14 @@ class WordSet:
         word is with its module (or with a relative import of dots only)."""
         if self.few and not any(word in data for word in (*self.encoded, *self.stems)):
             return False  # a later round looks for a few new words: a substring search rules most files out
-        names = names_in(data)
+        return self.named_among(self.vocabulary.intersection(names_in(data)), data)
+
+    def named_among(self, names: frozenset[bytes] | set[bytes], data: bytes) -> bool:
+        """:meth:`named_in`, given the names of ``data`` (at least those in :attr:`vocabulary`)."""
         if not self.encoded.isdisjoint(names) or any(names.issuperset(parts) for parts in self.encoded_joint):
             return True
         stems = self.stems
-        named = [name for name in names if name in stems] if len(names) < len(stems) else names.intersection(stems)
+        named = [name for name in names if name in stems]
         if not named:
             return False
         return any(not names.isdisjoint(stems[name]) for name in named) or DOTS_IMPORT.search(data) is not None
@@ -154,6 +162,8 @@ class Project:
         self.walked = 0  # files walked by the rules in this process
         self.seeds = seed_words(config, self.owners)
         self.top_names = frozenset(name.partition(".")[0] for name in self.owners)
+        #: the last part of every module name: what a scoped word's module is named by
+        self.module_stems = frozenset(name.rpartition(".")[2].encode() for name in self.owners)
         if self.environment is not None:
             # a file that imports an installed tool library may name its tools: it is a candidate
             outside = {p for p in self.environment.word_packages if p not in self.owners}
