@@ -1096,3 +1096,49 @@ class Either(BaseTool):
         if plain:
             hook = Other()
         return hook._run(post)
+
+# case: invalid a sync run method runs its async twin to completion: it returns what the twin returns
+import asyncio
+
+from langchain_core.tools import BaseTool
+
+
+class Retriever(BaseTool):
+    name: str = "retriever"
+    description: str = "Finds passages."
+
+    async def _arun(self, query: str) -> str:
+        passages = [query]
+        return "\n".join(passages)  # error: DG103:16 `Retriever._arun` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _run(self, query: str) -> str:
+        return asyncio.run(self._arun(query))  # error: DG103:16 `Retriever._run` returns text joined with '\n', not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+class Looped(BaseTool):
+    name: str = "looped"
+    description: str = "Counts."
+
+    async def _arun(self, query: str) -> str:
+        return {"query": query}  # error: DG103:16 `Looped._arun` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _run(self, query: str) -> str:
+        loop = asyncio.new_event_loop()
+        return loop.run_until_complete(self._arun(query))  # error: DG103:16 `Looped._run` returns a dict, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a sync run method runs an async twin that returns JSON text
+import asyncio
+import json
+
+from langchain_core.tools import BaseTool
+
+
+class Retriever(BaseTool):
+    name: str = "retriever"
+    description: str = "Finds passages."
+
+    async def _arun(self, query: str) -> str:
+        return json.dumps({"passages": [query]})
+
+    def _run(self, query: str) -> str:
+        return asyncio.run(self._arun(query))

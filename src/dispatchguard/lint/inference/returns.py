@@ -483,6 +483,8 @@ class Classifier:
             if verdict is not None:
                 return verdict
         qual = self.ctx.qualified_name(func, fn)
+        if qual == "asyncio.run" and node.args:  # ``asyncio.run(self._arun(q))``: what the coroutine returns
+            return self.classify(node.args[0], fn, depth + 1)
         if qual is not None:
             return self.named_call(qual, fn, depth)
         if isinstance(func, ast.Name):
@@ -616,6 +618,10 @@ class Classifier:
     def _json_text(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         return JSON
 
+    def _run_coroutine(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``loop.run_until_complete(self._arun(q))``: what the coroutine returns."""
+        return self.classify(node.args[0], fn, depth + 1) if len(node.args) == 1 else None
+
     def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         if len(node.args) == 1 and not node.keywords:
             # a table of text looked up without a default: text, or None when the key is missing
@@ -686,6 +692,7 @@ _METHOD_HANDLERS = {
     "strftime": Classifier._strftime,
     "json": Classifier._parsed_json,
     "get": Classifier._defaulted,
+    "run_until_complete": Classifier._run_coroutine,
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
