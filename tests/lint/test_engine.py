@@ -85,13 +85,14 @@ MOCK = "from crewai.tools import BaseTool\n\nclass Mock(BaseTool):\n    def _run
 def test_test_files_and_tool_modules_are_exempt(tmp_path: Path) -> None:
     # a test builds tools, runs them and declares throw-away ones (DG101, DG102, DG103, DG104)
     mock_function = "from langchain_core.tools import tool\n\n@tool\ndef add(a: int, b: int):\n    return a + b\n"
-    for rel in ("tests/test_a.py", "pkg/test_b.py", "pkg/c_test.py", "conftest.py"):
+    # a tests folder at any depth (``src/news/tests/``), not only at the root
+    for rel in ("tests/test_a.py", "pkg/test_b.py", "pkg/c_test.py", "conftest.py", "src/pkg/tests/scratch.py"):
         _write(tmp_path, rel, TOOL + "t.run()\n\n" + MOCK + "\n" + mock_function)
     _write(tmp_path, "pkg/tools/made.py", TOOL)
     _write(tmp_path, "pkg/inbuilt_tools.py", TOOL)
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     assert report.findings == []
-    assert report.files_checked == 6
+    assert report.files_checked == 7
 
 
 def test_exclude_and_explicit_files(tmp_path: Path) -> None:

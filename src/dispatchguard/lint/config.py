@@ -78,7 +78,7 @@ DEFAULT_TOOL_MODULES = (
     "**/inbuilt_tools.py",
 )
 DEFAULT_DISPATCHERS = ("dispatch_tool", "adispatch_tool", "dispatch_tool_result", "execute_tool")
-DEFAULT_TEST_PATTERNS = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
+DEFAULT_TEST_PATTERNS = ("**/tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
 DEFAULT_SELECT = ("DG",)
 DEFAULT_EXCLUDE = (
     ".git",
