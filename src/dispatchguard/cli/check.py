@@ -156,11 +156,12 @@ def run(args: argparse.Namespace) -> int:
     """Run ``dispatchguard check``: 0 no unsilenced finding (or --exit-zero, --write-baseline), 1
     findings (or, with --exit-non-zero-on-fix, a fixed file), 2 usage, configuration or internal
     error or a notebook that could not be read. A reader that closes the pipe early also gives 1."""
-    # A run allocates a syntax tree per file and frees it whole: the collector's default first
-    # generation (700 objects) scans those trees hundreds of times for cycles they do not have
-    # (benchmarks/lint_speed.py: about 4 % of a cold run's CPU on langchain-community).
-    thresholds = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 100)
+    # A run allocates syntax trees and summaries and frees them whole, without cycles: the cyclic
+    # collector would only rescan them (about 4 % of a cold run's CPU on langchain-community), and
+    # once more when it is enabled again or at exit (40 ms with an environment's summaries). So it
+    # is off for the run, and what the run kept is frozen out of its sight before it is back.
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         return run_guarded(_run, args)
     except BrokenPipeError:
@@ -169,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     finally:
-        gc.set_threshold(*thresholds)  # a caller that runs `main()` in its own process keeps its own
+        if enabled:  # a caller that runs `main()` in its own process keeps its collector
+            gc.freeze()
+            gc.enable()
 
 
 #: The output formats that show each finding's fix (ruff's fix object, SARIF fixes, rdjson suggestions).
