@@ -71,16 +71,24 @@ def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
             if cls is not None and len(ctx.scopes) >= 2 and ctx.scopes[1] is cls:
                 ctx.tool_function_refs.append((f"{cls.name}.{value.attr}", artifact))  # type: ignore[attr-defined]
         elif isinstance(value, ast.Lambda):  # ``Tool(func=lambda city: weather(city))``
-            ctx.tool_functions.append(_lambda_function(ctx, value, artifact))
+            ctx.tool_functions.append(_lambda_function(ctx, value, artifact, _tool_name(node)))
 
 
-def _lambda_function(ctx: Context, node: ast.Lambda, artifact: bool) -> FunctionInfo:
-    """A lambda made a tool, as a function whose one ``return`` is its body, seen from where it is."""
+def _tool_name(node: ast.Call) -> str:
+    """The literal name a call gives the tool it builds (``name="Weather"``, or ``Tool("Weather", ...)``)."""
+    name = next((kw.value for kw in node.keywords if kw.arg == "name"), node.args[0] if node.args else None)
+    return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value else ""
+
+
+def _lambda_function(ctx: Context, node: ast.Lambda, artifact: bool, tool_name: str) -> FunctionInfo:
+    """A lambda made a tool, as a function whose one ``return`` is its body, seen from where it is;
+    named after the tool when the call names it (what the model sees), else ``<lambda>``."""
     returned = ast.Return(value=node.body)
     ast.copy_location(returned, node.body)
-    as_def = ast.FunctionDef(name="<lambda>", args=node.args, body=[returned], decorator_list=[], returns=None)
+    name = tool_name or "<lambda>"
+    as_def = ast.FunctionDef(name=name, args=node.args, body=[returned], decorator_list=[], returns=None)
     ast.copy_location(as_def, node)
-    fn = FunctionInfo(as_def, _qualname(ctx, "<lambda>"), None)
+    fn = FunctionInfo(as_def, _qualname(ctx, name), None)
     scope = Scope("function", fn.qualname)
     for arg in _all_args(node.args):
         scope.names[arg.arg] = None

@@ -568,8 +568,8 @@ def budget(days: int) -> dict:
 
 
 tools = [
-    Tool(name="Weather", func=lambda city: weather(city), description="Weather."),  # error: DG104:44 tool function `<lambda>` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
-    Tool(name="Budget", func=lambda days: str(budget(int(days))), description="Budget."),  # error: DG104:43 tool function `<lambda>` returns `str(...)` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    Tool(name="Weather", func=lambda city: weather(city), description="Weather."),  # error: DG104:44 tool function `Weather` returns an f-string, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    Tool(name="Budget", func=lambda days: str(budget(int(days))), description="Budget."),  # error: DG104:43 tool function `Budget` returns `str(...)` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 ]
 
 # case: invalid a tool that answers what another tool of the module answers
