@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dispatchguard.lint.index import dotted, import_bindings
 from dispatchguard.lint.inference.flow import model_call_target, name_comparisons, rooted_in, run_time_key
+from dispatchguard.lint.inference.module_returns import loop_value
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 
@@ -221,7 +222,7 @@ def _aug_assign(ctx: Context, node: ast.AugAssign) -> None:
 def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
     ctx.visit(node.iter)
     element, second = ctx.element_kind(node.iter)
-    _bind_loop_target(ctx, node.target, element, second)
+    _bind_loop_target(ctx, node.target, element, second, node.iter)
     model_call = model_call_target(node, ctx.function)
     if model_call is not None:
         ctx.model_calls.append(model_call)
@@ -263,14 +264,19 @@ def _routed_by_name(ctx: Context, test: ast.expr) -> tuple[list[str], bool]:
     return named, routed
 
 
-def _bind_loop_target(ctx: Context, target: ast.AST, element: str | None, second: str | None) -> None:
-    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and second is not None:
+def _bind_loop_target(
+    ctx: Context, target: ast.AST, element: str | None, second: str | None, iterable: ast.expr | None = None
+) -> None:
+    # a value of a mapping (``for k, v in TABLE.items()``) is bound to an item of it
+    found = loop_value(target, iterable) if iterable is not None else None  # type: ignore[arg-type]
+    item = found[1] if found is not None else None
+    if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and (second is not None or item is not None):
         _bind(ctx, target.elts[0], None, None)
-        _bind(ctx, target.elts[1], second, None)
+        _bind(ctx, target.elts[1], second, item)
     else:
         if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
             ctx.visit(target)
-        _bind(ctx, target, element, None)
+        _bind(ctx, target, element, item)
 
 
 def _with(ctx: Context, node: ast.With | ast.AsyncWith) -> None:

@@ -693,3 +693,40 @@ def templated(data: str) -> str:
 def keyed(body: str) -> str:
     """Keyed."""
     return '{"result": ' + body + "}"
+
+# case: invalid a value of a table of text, taken in a loop over its items or values
+from langchain_core.tools import tool
+
+RESULTS = {"weather": "Sunny and warm.", "news": "Nothing new today."}
+
+
+@tool
+def answer(query: str) -> str:
+    """Answer."""
+    for key, value in RESULTS.items():
+        if key in query:
+            return value  # error: DG104:20 tool function `answer` returns text (a value of `RESULTS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    for text in RESULTS.values():
+        if query in text:
+            return text  # error: DG104:20 tool function `answer` returns text (a value of `RESULTS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return "{}"
+
+# case: valid the keys of a table of text, and the values of a table that holds JSON text
+import json
+
+from langchain_core.tools import tool
+
+RESULTS = {"weather": "Sunny and warm.", "news": "Nothing new today."}
+ANSWERS = {"a": json.dumps({"answer": 1}), "b": "Plain."}
+
+
+@tool
+def keys(query: str) -> str:
+    """Keys."""
+    for key in RESULTS:
+        if key in query:
+            return key
+    for key, value in ANSWERS.items():
+        if key == query:
+            return value
+    return "{}"

@@ -120,8 +120,31 @@ def _bind_assign(stmt: ast.Assign, assigns: Assigns) -> None:
         _bind_target(assigns, target, stmt.value)
 
 
+def loop_value(target: ast.expr, iterable: ast.expr) -> tuple[ast.Name, ast.expr] | None:
+    """The name a loop binds to each value of a mapping, and that value as an item of it: ``for v
+    in X.values()`` and ``for k, v in X.items()`` bind ``v`` to ``X[...]`` (so a table of text
+    gives text); None for any other loop."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)) or iterable.args:
+        return None
+    method, mapping = iterable.func.attr, iterable.func.value
+    if method == "values" and isinstance(target, ast.Name):
+        name = target
+    elif method == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+        name = target.elts[1]  # type: ignore[assignment]
+    else:
+        return None
+    if not isinstance(name, ast.Name):
+        return None
+    item = ast.Subscript(value=mapping, slice=ast.Name(id="<key>", ctx=ast.Load()), ctx=ast.Load())
+    return name, ast.copy_location(item, iterable)
+
+
 def _bind_loop(stmt: ast.For | ast.AsyncFor, assigns: Assigns) -> None:
     _bind_target(assigns, stmt.target, None)
+    found = loop_value(stmt.target, stmt.iter)
+    if found is not None:  # ``for k, v in TABLE.items()``: ``v`` is an item of the table
+        name, item = found
+        assigns[name.id][-1] = item
     _collect_bindings(stmt.body, assigns)
     _collect_bindings(stmt.orelse, assigns)
 
