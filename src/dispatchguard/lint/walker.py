@@ -49,8 +49,8 @@ from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
     calls_same_function,
+    class_of_instance,
     constructor_parameter,
-    outside_instance_class,
     parameter_position,
     registry_lookup_by_caller,
     rooted_in,
@@ -318,7 +318,7 @@ class Context:
             descs = info.defs.get(local) if local else None
             return bool(descs) and local not in info.imports and all(d[0] == "class" for d in descs)  # type: ignore[union-attr]
 
-        cls = outside_instance_class(self, node, fn, defined_here)
+        cls = class_of_instance(self, node, fn, defined_here)
         return self.functions.get(f"{cls[len(prefix):]}.{name}") if cls is not None else None
 
     def instance_method_returns(self, node: ast.AST, name: str, fn: FunctionInfo) -> str | None:
@@ -333,7 +333,7 @@ class Context:
         def project_class(qual: str) -> bool:
             return not qual.startswith(f"{info.name}.") and not resolver.outside(qual) and self.is_class(qual)
 
-        cls = outside_instance_class(self, node, fn, project_class)
+        cls = class_of_instance(self, node, fn, project_class)
         return self.function_returns(f"{cls}.{name}") if cls is not None else None
 
     def function_returns(self, qual: str) -> str | None:
@@ -361,13 +361,13 @@ class Context:
 
     def instance_class(self, node: ast.AST, fn: FunctionInfo) -> str | None:
         """The class outside the project that ``node`` is an instance of
-        (:func:`.inference.flow.outside_instance_class`)."""
-        return outside_instance_class(self, node, fn)
+        (:func:`.inference.flow.class_of_instance`)."""
+        return class_of_instance(self, node, fn)
 
     def instance_of(self, node: ast.AST, fn: FunctionInfo, makers: frozenset[str]) -> str | None:
         """Which of ``makers`` (classes or factory functions, qualified) made the value of ``node``
-        (:func:`.inference.flow.outside_instance_class`)."""
-        return outside_instance_class(self, node, fn, makers.__contains__)
+        (:func:`.inference.flow.class_of_instance`)."""
+        return class_of_instance(self, node, fn, makers.__contains__)
 
     def tool_output(self, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
         """What running the library tool ``node`` with ``method`` gives, when not JSON text
@@ -528,7 +528,7 @@ class Context:
         if not isinstance(func, ast.Attribute) or func.attr not in tool_list_method_names():
             return None
         attr = func.attr
-        found = outside_instance_class(self, func.value, self.function, lambda q: library_tool_list_method(q, attr))
+        found = class_of_instance(self, func.value, self.function, lambda q: library_tool_list_method(q, attr))
         return REGISTRY if found is not None else None
 
     def _method_makes(self, name: str) -> bool:

@@ -211,15 +211,14 @@ def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model
     return run_time_key(key, fn, model_calls) and ctx.kind_of(container) == REGISTRY
 
 
-def outside_instance_class(
+def class_of_instance(
     ctx: Context, node: ast.AST, fn: FunctionInfo | None, accept: ClassTest | None = None
 ) -> str | None:
-    """The class outside the project that ``node`` is an instance of: a call of it, a local or
-    module-level name bound only to such calls, a parameter or a ``self`` attribute annotated
-    with it (``exa: Exa``), or built from it in a method (``self.llm = ChatOpenAI()``).
-
-    ``accept`` tells which qualified names count as such classes (default: the classes the
-    environment's stubs and sources declare)."""
+    """The class ``node`` is an instance of, among the classes ``accept`` takes (by default the
+    classes outside the project that the environment's stubs and sources declare; the walker also
+    asks about the project's own classes): a call of it, a local or module-level name bound only
+    to such calls, a parameter or a ``self`` attribute annotated with it (``exa: Exa``), or built
+    from it in a method (``self.llm = ChatOpenAI()``)."""
     return _InstanceClass(ctx, fn, accept or (lambda qual: _is_outside_class(ctx, qual))).of(node)
 
 
@@ -230,7 +229,7 @@ def tool_run_output(ctx: Context, node: ast.AST, method: str, fn: FunctionInfo) 
     bundled table (``TavilySearch``: a dict). None for anything else."""
     if method not in _TOOL_BATCHES and method not in _TOOL_RUNS:
         return None
-    cls = outside_instance_class(ctx, node, fn, lambda qual: _is_library_tool(ctx, qual))
+    cls = class_of_instance(ctx, node, fn, lambda qual: _is_library_tool(ctx, qual))
     if cls is None:
         return None
     name = cls.rpartition(".")[2]
@@ -249,7 +248,7 @@ def _is_library_tool(ctx: Context, qual: str) -> bool:
 
 
 class _InstanceClass:
-    """One question of :func:`outside_instance_class`: the bindings of ``fn`` followed to a call
+    """One question of :func:`class_of_instance`: the bindings of ``fn`` followed to a call
     of a class ``accept`` takes."""
 
     def __init__(self, ctx: Context, fn: FunctionInfo | None, accept: ClassTest) -> None:
