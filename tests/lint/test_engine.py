@@ -90,9 +90,10 @@ def test_test_files_and_tool_modules_are_exempt(tmp_path: Path) -> None:
         _write(tmp_path, rel, TOOL + "t.run()\n\n" + MOCK + "\n" + mock_function)
     _write(tmp_path, "pkg/tools/made.py", TOOL)
     _write(tmp_path, "pkg/inbuilt_tools.py", TOOL)
+    _write(tmp_path, "pkg/tool_registry/registry.py", TOOL)  # a folder named like a registry
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     assert report.findings == []
-    assert report.files_checked == 7
+    assert report.files_checked == 8
 
 
 def test_exclude_and_explicit_files(tmp_path: Path) -> None:

@@ -73,6 +73,7 @@ DEFAULT_TOOL_MODULES = (
     "**/*toolkit*.py",
     "**/*toolkits/**",
     "**/*tool_registry*.py",
+    "**/*tool_registry*/**",
     "**/*tool_factory*.py",
     "**/*tool_executor*.py",
     "**/inbuilt_tools.py",
