@@ -148,6 +148,21 @@ def test_a_later_round_finds_a_tool_reached_by_a_relative_import_of_dots_only(tm
     assert found == [("use.py", 4, "DG101"), ("use.py", 4, "DG102")]
 
 
+def test_a_tool_a_class_body_binds_is_reached_through_the_class_from_another_module(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "meta.py").write_text(
+        "from langchain_core.tools import tool\n\n\nclass GetCoinMetadata:\n"
+        "    @tool('save_dataset')\n    @staticmethod\n    def save_dataset(query: str) -> str:\n"
+        "        \"\"\"Save.\"\"\"\n        return '{}'\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from tools.meta import GetCoinMetadata\n\n\ndef run(symbol):\n"
+        "    return GetCoinMetadata.save_dataset.invoke(symbol)\n"
+    )
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("main.py", 5, "DG101")]
+
+
 def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
     found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)

@@ -150,6 +150,27 @@ def is_home_grown_base(stmt: ast.ClassDef) -> bool:
     return {"name", "description"} <= bound
 
 
+def class_members(stmt: ast.ClassDef) -> dict[str, Desc]:
+    """What a class body binds that may be a tool, read as top-level bindings are: a method with
+    decorators (``@tool("save_dataset") @staticmethod def save_dataset``, reached as
+    ``GetCoinMetadata.save_dataset``) and a class attribute assigned a value (``search =
+    SerperDevTool()``)."""
+    members: dict[str, Desc] = {}
+    for item in stmt.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            decorators = [d for d in (dotted(_strip_call(d)) for d in item.decorator_list) if d]
+            if any(d not in _PLAIN_DECORATORS for d in decorators):
+                members[item.name] = ["def", decorators]
+        elif isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
+            desc = value_desc(item.value)
+            if desc is not None:
+                members[item.targets[0].id] = desc
+    return members
+
+
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "abstractmethod", "abc.abstractmethod"})
+
+
 def _class_level_names(body: list[ast.stmt]) -> set[str]:
     names: set[str] = set()
     for stmt in body:
@@ -263,6 +284,8 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
     summary: dict[str, Any] = {"imports": imports, "defs": defs}
     if block.stars:
         summary["stars"] = block.stars
+    if block.members:
+        summary["members"] = block.members
     if keys:
         summary["keys"] = keys
     # a tool's run methods too (``Class._run``): another tool holding an instance answers what they return
@@ -392,6 +415,7 @@ class _Block:
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.type_vars: set[str] = set()  # names bound to ``TypeVar(...)`` so far
         self.stars: list[str] = []  # the modules of ``from module import *``
+        self.members: dict[str, dict[str, Desc]] = {}  # class -> what its body binds that may be a tool
 
     def read(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -408,6 +432,11 @@ class _Block:
         bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
         desc: Desc = ["class", bases, "base"] if is_home_grown_base(stmt) else ["class", bases]
         _bind(self.defs, self.imports, stmt.name, desc)
+        members = class_members(stmt)
+        if members:
+            self.members[stmt.name] = members
+        else:
+            self.members.pop(stmt.name, None)
 
     def function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         decorators = [d for d in (dotted(_strip_call(d)) for d in stmt.decorator_list) if d]

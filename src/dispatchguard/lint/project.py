@@ -318,6 +318,12 @@ class Project:
                             scoped.add((name, stem))
                         else:
                             words.add(name)
+            for name, members in info.members.items():  # a class whose body binds tools
+                if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
+                    if stem:
+                        scoped.add((name, stem))
+                    else:
+                        words.add(name)
             for name, target in info.imports.items():
                 if name not in words and kind(prefix + name) in TOOL_KINDS:
                     # an installed library's tool is imported by its own name from anywhere

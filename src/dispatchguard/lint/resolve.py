@@ -42,7 +42,7 @@ _MAX_DEPTH = 60
 class ModuleInfo:
     """One module's summary (see :mod:`.index`) under its primary name and aliases."""
 
-    __slots__ = ("aliases", "defs", "imports", "is_package", "name", "returns", "stars")
+    __slots__ = ("aliases", "defs", "imports", "is_package", "members", "name", "returns", "stars")
 
     def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
@@ -52,6 +52,7 @@ class ModuleInfo:
         self.defs: dict[str, list] = summary["defs"]
         self.returns: dict[str, str] = summary.get("returns", {})
         self.stars: list[str] = summary.get("stars", [])
+        self.members: dict[str, dict[str, list]] = summary.get("members", {})
 
 
 class ModuleSource(Protocol):
@@ -368,6 +369,9 @@ class Resolver:
             for desc in info.defs.get(head, ()):
                 found.append(self.desc_kind(info, desc, full and not outside))
         elif not outside:
+            member = info.members.get(head, {}).get(tail[0]) if len(tail) == 1 else None
+            if member is not None:  # ``GetCoinMetadata.save_dataset``: a tool the class body binds
+                found.append(self.desc_kind(info, member))
             found.append(self.external_kind(qual))
         if not found and info.stars and not head.startswith("_"):
             # a name neither imported nor bound here may come from a star import

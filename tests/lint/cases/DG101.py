@@ -1078,3 +1078,27 @@ for command in (["ls"], ["pwd"]):
 
 for name in ["a", "b"]:
     name.run()
+
+# case: invalid a tool the body of a class binds, run through the class
+from crewai_tools import SerperDevTool
+from langchain_core.tools import tool
+
+
+class GetCoinMetadata:
+    search = SerperDevTool()
+
+    @tool("save_dataset")
+    @staticmethod
+    def save_dataset(query: str) -> str:
+        """Save."""
+        return "{}"
+
+    @staticmethod
+    def helper(query: str) -> str:
+        return query
+
+
+def main(symbol):
+    GetCoinMetadata.helper(symbol)
+    GetCoinMetadata.search.run(symbol)  # error: DG101:5 direct tool call `GetCoinMetadata.search.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return GetCoinMetadata.save_dataset.invoke(symbol)  # error: DG101:12 direct tool call `GetCoinMetadata.save_dataset.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
