@@ -148,7 +148,7 @@ def tool_lists(root: Path) -> tuple[dict[str, set[str]], dict[str, dict[str, set
 def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
     """Per module, the tool classes whose ``_run`` declares a return type that is not JSON text (a
     dict, a list: read from the sdists' annotations, see ``run_answer``), with that verdict."""
-    declared = DeclaredTypes([root])
+    declared = DeclaredTypes([root], bundled=False)
     outputs: dict[str, dict[str, str]] = {}
     for module, names in tool_classes.items():
         for name in names:

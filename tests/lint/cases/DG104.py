@@ -730,3 +730,54 @@ def keys(query: str) -> str:
         if key == query:
             return value
     return "{}"
+
+# case: invalid what an SDK client's method declares it returns, from the bundled table of SDKs
+from exa_py import Exa
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+from mcp import ClientSession
+from tavily import TavilyClient
+
+llm = ChatOpenAI(model="gpt-4o")
+
+
+@tool
+def ask(q: str) -> str:
+    """Ask."""
+    return llm.invoke(q)  # error: DG104:12 tool function `ask` returns an instance of `AIMessage` (from `ChatOpenAI.invoke`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+async def call(session: ClientSession, name: str) -> str:
+    """Call."""
+    return await session.call_tool(name, {})  # error: DG104:12 tool function `call` returns an instance of `CallToolResult` (from `ClientSession.call_tool`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return TavilyClient(api_key="k").search(q)  # error: DG104:12 tool function `search` returns a dict (from `TavilyClient.search`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def find(q: str) -> str:
+    """Find."""
+    return Exa("key").search(q)  # error: DG104:12 tool function `find` returns an instance of `SearchResponse` (from `Exa.search`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid an SDK client's text, and a method the table does not record
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+
+llm = ChatOpenAI(model="gpt-4o")
+
+
+@tool
+def ask(q: str) -> str:
+    """Ask."""
+    return llm.invoke(q).content
+
+
+@tool
+def name(q: str) -> str:
+    """Name."""
+    return llm.get_name()

@@ -1,6 +1,7 @@
 """What code outside the project declares it returns: the standard library and builtins from
 typeshed, the project environment's stub packages, ``.pyi`` files and typed sources, all read
-through ``typeshed_client`` (never imported, never run).
+through ``typeshed_client`` (never imported, never run); for SDK clients the environment does not
+have, the bundled table read from their sdists (:mod:`dispatchguard.lint.library`).
 
 Only the verdicts DG103/DG104 need are answered: what a function or a method of a class returns
 when its declared type is not JSON text (a container, a number, an instance of a class such as an
@@ -20,6 +21,7 @@ from typing import Any
 
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.returns import annotation_verdict
+from dispatchguard.lint.library import sdk_class, sdk_method_returns
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +48,11 @@ class DeclaredTypes:
     """Declared return types outside the project, for the import folders of its environment
     (none: the standard library only)."""
 
-    def __init__(self, import_dirs: Sequence[Path] = ()) -> None:
+    def __init__(self, import_dirs: Sequence[Path] = (), *, bundled: bool = True) -> None:
         self.import_dirs = tuple(import_dirs)
+        #: whether the bundled table of SDKs answers for the classes the import folders lack (not
+        #: when the table itself is built)
+        self.bundled = bundled
         self._resolver: Any = None
         self._memo: dict[tuple[str, str], str | None] = {}
 
@@ -58,12 +63,22 @@ class DeclaredTypes:
 
     def method_returns(self, class_qual: str, method: str) -> str | None:
         """What ``method`` of the class ``class_qual`` declares it returns (its own annotation, or
-        the first base class that declares the method), when that is not JSON text."""
-        return self._memoised((class_qual, method), lambda: self._method(class_qual, method))
+        the first base class that declares the method), when that is not JSON text; for an SDK
+        client the environment does not have, what the bundled table of SDKs records."""
+        return self._memoised((class_qual, method), lambda: self._method_or_sdk(class_qual, method))
 
     def is_class(self, qual: str) -> bool:
-        """Whether ``qual`` is a class in the stubs or sources outside the project (False if unreadable)."""
-        return self._memoised(("class", qual), lambda: "class" if self._class(qual) else None) is not None
+        """Whether ``qual`` is a class in the stubs or sources outside the project, or an SDK client
+        class of the bundled table (False if unreadable)."""
+        return self._memoised(("class", qual), lambda: "class" if self._is_class(qual) else None) is not None
+
+    def _is_class(self, qual: str) -> bool:
+        return self._class(qual) is not None or (self.bundled and sdk_class(qual))
+
+    def _method_or_sdk(self, class_qual: str, method: str) -> str | None:
+        if self._class(class_qual) is not None or not self.bundled:  # read from the environment: it wins
+            return self._method(class_qual, method)
+        return sdk_method_returns(class_qual, method)
 
     # ---------------------------------------------------------------- typeshed_client
 
@@ -165,6 +180,8 @@ class DeclaredTypes:
             base = ".".join(info.source_module)
             inner = info.info
             base = f"{base}.{inner.name}" if isinstance(inner, typeshed_client.NameInfo) else base
+        elif type(info) is tuple:  # a module path (a NewType of tuple): ``import mcp.types as types``
+            base = ".".join(info)
         else:
             base = f"{module}.{head}"
         return f"{base}.{tail}" if tail else base
