@@ -3,7 +3,9 @@ environment's packages from their stubs and sources, through typeshed_client; ne
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 from dispatchguard.lint import LintConfig
 from dispatchguard.lint.source import check_source
@@ -93,3 +95,33 @@ def test_a_project_module_is_never_read_as_a_library() -> None:
     extra = {"time.py": "def time():\n    return '{}'\n"}
     with_project = check_source(TOOL, None, path="app/tools/clock.py", extra=extra)
     assert 11 not in {f.line for f in with_project if f.code == "DG103"}
+
+
+SDK = """\
+from crewai.tools import BaseTool
+from tavily import TavilyClient
+
+
+class Search(BaseTool):
+    def _run(self, q: str):
+        return TavilyClient(api_key="k").search(q)
+"""
+
+
+def test_an_sdk_the_environment_lacks_is_answered_by_the_bundled_table(tmp_path: Path) -> None:
+    assert [m.split(",")[0] for _, m in found(SDK, LintConfig(python=False))] == [
+        "`Search._run` returns a dict (from `TavilyClient.search`)"
+    ]
+
+
+def test_an_installed_sdk_wins_over_the_bundled_table(tmp_path: Path) -> None:
+    # a release whose search is declared to return text: the environment's sources decide
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    (site / "tavily").mkdir()
+    (site / "tavily" / "__init__.py").write_text(
+        "class TavilyClient:\n    def __init__(self, api_key: str) -> None: ...\n"
+        "    def search(self, query: str) -> str: ...\n"
+    )
+    assert found(SDK, LintConfig(python=str(venv))) == []
