@@ -6,7 +6,9 @@ A summary depends only on the file's content (so it is cached by content hash) a
 [[key, descriptor], ...]}`` when the module registers values under literal string keys
 (``TOOLS = {"calc": Calc()}``, ``TOOLS["calc"] = Calc()``, ``REG.register("calc", Calc())``): the
 registered names the fixes use; ``"stars": [module, ...]`` for its ``from module import *`` (a
-package's ``__init__`` re-exporting its modules' names); ``"returns": {function: verdict}`` when a top-level function's
+package's ``__init__`` re-exporting its modules' names); ``"members": {class: {name: descriptor}}``
+for what a class body binds that may be a tool (a decorated method, a class attribute:
+:func:`class_members`); ``"returns": {function: verdict}`` when a top-level function's
 returns are all known to be JSON text, all known not to be, or it only raises (see
 :func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone).
 
