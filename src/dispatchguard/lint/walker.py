@@ -495,9 +495,27 @@ class Context:
             return self.kind_of(node.value)  # type: ignore[attr-defined]
         if isinstance(node, ast.Subscript):
             return TOOL if self.kind_of(node.value) == REGISTRY else None
+        if node_type in _COMPREHENSIONS:
+            return self._comprehension_kind(node)  # type: ignore[arg-type]
         # a display of tools, as the index reads a module-level one (``["coll", ...]``)
         items = node.elts if isinstance(node, _DISPLAYS) else node.values  # type: ignore[attr-defined]
         return REGISTRY if any(self.kind_of(item) == TOOL for item in items) else None
+
+    def _comprehension_kind(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> str | None:
+        """A registry for a comprehension that keeps the tools of one: ``{t.name: t for t in tools}``,
+        ``[t for t in tools if ...]``, ``{k: v for k, v in REG.items()}``."""
+        element = node.value if isinstance(node, ast.DictComp) else node.elt
+        if len(node.generators) != 1 or not isinstance(element, ast.Name):
+            return None
+        target, iterable = node.generators[0].target, node.generators[0].iter
+        if isinstance(target, ast.Name) and target.id == element.id:
+            return REGISTRY if self.kind_of(iterable) == REGISTRY else None
+        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+        if pair and target.elts[1].id == element.id and isinstance(iterable, ast.Call):  # type: ignore[union-attr]
+            func = iterable.func
+            if isinstance(func, ast.Attribute) and func.attr == "items" and not iterable.args:
+                return REGISTRY if self.kind_of(func.value) == REGISTRY else None
+        return None
 
     def call_result_kind(self, node: ast.Call) -> str | None:
         """What a call gives; a tool decorator called with options only (``tool("name")``,
@@ -632,8 +650,9 @@ for _type in _all_node_types():  # filled once: the walk then looks fields up wi
 _generic = Context.generic_visit
 # node type -> handler; None: a leaf, skipped; a type not in the table: the generic walk
 _DISPATCH: dict[type, Any] = {**dict.fromkeys(LEAVES), **HANDLERS}
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _KIND_NODES = frozenset(
     {ast.Name, ast.Attribute, ast.Call, ast.Await, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict}
-)
+) | _COMPREHENSIONS
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 _PLAIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "object", "Any"})

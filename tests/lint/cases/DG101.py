@@ -1102,3 +1102,29 @@ def main(symbol):
     GetCoinMetadata.helper(symbol)
     GetCoinMetadata.search.run(symbol)  # error: DG101:5 direct tool call `GetCoinMetadata.search.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     return GetCoinMetadata.save_dataset.invoke(symbol)  # error: DG101:12 direct tool call `GetCoinMetadata.save_dataset.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid a comprehension keeps the tools of a list: a constant key takes one of them to run it
+from langchain_mcp_adapters.tools import load_mcp_tools
+
+
+async def start(session, url):
+    tools = await load_mcp_tools(session)
+    tools_by_name = {t.name: t for t in tools}
+    goto = tools_by_name.get("goto")
+    await goto.ainvoke({"url": url})  # error: DG101:11 direct tool call `goto.ainvoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    readers = [t for t in tools if t.name.startswith("read")]
+    return readers[0].invoke({})  # error: DG101:12 direct tool call `readers[0].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid the tool node of a hand-written graph runs the tool the model named, out of a comprehension of the tools
+from langchain_core.messages import ToolMessage
+from langchain_mcp_adapters.tools import load_mcp_tools
+
+
+async def tool_node(state, session):
+    tools = await load_mcp_tools(session)
+    tools_by_name = {t.name: t for t in tools}
+    outputs = []
+    for tool_call in state["messages"][-1].tool_calls:
+        result = await tools_by_name[tool_call["name"]].ainvoke(tool_call["args"])
+        outputs.append(ToolMessage(content=result, tool_call_id=tool_call["id"]))
+    return {"messages": outputs}
