@@ -302,6 +302,13 @@ class Project:
         module for a definition or a project import in a project module, plain otherwise."""
         words = set(self.seeds.words)
         scoped: set[tuple[str, str]] = set()
+
+        def keep(name: str, stem: str) -> None:
+            if stem:
+                scoped.add((name, stem))
+            else:
+                words.add(name)
+
         kind = self.resolver.kind
         inside = self.top_names
         for key, info in list(self.infos.items()):
@@ -314,50 +321,42 @@ class Project:
                     or any(d[0] not in ("def", "class") for d in descs)
                 ):
                     if kind(prefix + name) in TOOL_KINDS:
-                        if stem:
-                            scoped.add((name, stem))
-                        else:
-                            words.add(name)
+                        keep(name, stem)
             for name, members in info.members.items():  # a class whose body binds tools
                 if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
-                    if stem:
-                        scoped.add((name, stem))
-                    else:
-                        words.add(name)
+                    keep(name, stem)
             for name, target in info.imports.items():
                 if name not in words and kind(prefix + name) in TOOL_KINDS:
                     # an installed library's tool is imported by its own name from anywhere
-                    if stem and (target.startswith(".") or target.partition(".")[0] in inside):
-                        scoped.add((name, stem))
-                    else:
-                        words.add(name)
-        self._star_exports(scoped, words)
+                    inside_target = target.startswith(".") or target.partition(".")[0] in inside
+                    keep(name, stem if inside_target else "")
+        self._star_exports(scoped, keep)
         return WordSet(words, self.seeds.joint, scoped)
 
-    def _star_exports(self, scoped: set[tuple[str, str]], words: set[str]) -> None:
+    def _star_exports(self, scoped: set[tuple[str, str]], keep: Callable[[str, str], None]) -> None:
         """A module re-exports the names of the modules it star-imports (``from .orders import *``
         in ``app/tools/__init__.py``): a file reaches them naming that module (``app.tools``)."""
-        exporters = []
-        for key, info in self.infos.items():
-            if info.stars and key in self.files:
-                sources = frozenset(
-                    (target.rpartition(".")[2] if target.strip(".") else self.resolver.absolute(info, target))
-                    .rpartition(".")[2]
-                    for target in info.stars
-                )
-                exporters.append((info.name.rpartition(".")[2], sources))
+        exporters = [
+            (info.name.rpartition(".")[2], frozenset(self._module_stem(info, target) for target in info.stars))
+            for key, info in self.infos.items()
+            if info.stars and key in self.files
+        ]
+        done: set[tuple[str, str]] = set()
         grown = bool(exporters)
         while grown:  # chains of star imports: until nothing is added
             grown = False
             for stem, sources in exporters:
                 for name, source in list(scoped):
-                    if source not in sources or ((name, stem) in scoped if stem else name in words):
-                        continue
-                    grown = True
-                    if stem:
-                        scoped.add((name, stem))
-                    else:
-                        words.add(name)
+                    if source in sources and (name, stem) not in done:
+                        done.add((name, stem))
+                        keep(name, stem)
+                        grown = True
+
+    def _module_stem(self, info: ModuleInfo, target: str) -> str:
+        """The last name part of the module an import of ``info`` names (``.orders``, ``app.tools``,
+        or ``.`` resolved to the package)."""
+        name = target if target.strip(".") else self.resolver.absolute(info, target)
+        return name.rpartition(".")[2]
 
     def close_words(
         self,
