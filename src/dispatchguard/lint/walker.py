@@ -56,6 +56,7 @@ from dispatchguard.lint.inference.flow import (
     rooted_in,
     tool_run_output,
 )
+from dispatchguard.lint.inference.module_returns import loop_value
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.resolve import ModuleInfo, Resolver
@@ -503,19 +504,23 @@ class Context:
 
     def _comprehension_kind(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> str | None:
         """A registry for a comprehension that keeps the tools of one: ``{t.name: t for t in tools}``,
-        ``[t for t in tools if ...]``, ``{k: v for k, v in REG.items()}``."""
+        ``[t for t in tools if ...]``, ``{k: v for k, v in REG.items()}``, ``[v for v in REG.values()]``."""
         element = node.value if isinstance(node, ast.DictComp) else node.elt
         if len(node.generators) != 1 or not isinstance(element, ast.Name):
             return None
         target, iterable = node.generators[0].target, node.generators[0].iter
+        found = loop_value(target, iterable)  # a value of a mapping: an item of it
+        if found is not None:
+            name, item = found
+            return REGISTRY if name.id == element.id and self.kind_of(item) == TOOL else None
         if isinstance(target, ast.Name) and target.id == element.id:
             return REGISTRY if self.kind_of(iterable) == REGISTRY else None
-        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
-        if pair and target.elts[1].id == element.id and isinstance(iterable, ast.Call):  # type: ignore[union-attr]
-            func = iterable.func
-            if isinstance(func, ast.Attribute) and func.attr == "items" and not iterable.args:
-                return REGISTRY if self.kind_of(func.value) == REGISTRY else None
         return None
+
+    def is_tool_constructor(self, func: ast.Attribute) -> bool:
+        """Whether ``func`` is a classmethod constructor of a tool class (``Tool.from_function``,
+        CrewAI's ``Tool.from_langchain``): calling it builds a tool of that class."""
+        return func.attr.startswith("from_") and self.kind_of(func.value) == CLASS
 
     def call_result_kind(self, node: ast.Call) -> str | None:
         """What a call gives; a tool decorator called with options only (``tool("name")``,
@@ -534,7 +539,7 @@ class Context:
             if func.attr in ITEM_METHODS:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
-                return TOOL if self.kind_of(func.value) == CLASS else None
+                return TOOL if self.is_tool_constructor(func) else None
         k = self.kind_of(func)
         if k == DECORATOR:
             return DECORATOR if options_only(node) else TOOL

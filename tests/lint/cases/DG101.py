@@ -1112,6 +1112,8 @@ async def start(session, url):
     tools_by_name = {t.name: t for t in tools}
     goto = tools_by_name.get("goto")
     await goto.ainvoke({"url": url})  # error: DG101:11 direct tool call `goto.ainvoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    kept = [tool for tool in tools_by_name.values()]
+    kept[0].invoke({})  # error: DG101:5 direct tool call `kept[0].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     readers = [t for t in tools if t.name.startswith("read")]
     return readers[0].invoke({})  # error: DG101:12 direct tool call `readers[0].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
 

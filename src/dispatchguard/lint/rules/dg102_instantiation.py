@@ -74,7 +74,7 @@ def _tool_class_built(ctx: Context, node: ast.Call) -> ast.expr | None:
         return None
     if ctx.callee_kind(node) == CLASS:
         return func
-    if isinstance(func, ast.Attribute) and func.attr.startswith("from_") and ctx.kind_of(func.value) == CLASS:
+    if isinstance(func, ast.Attribute) and ctx.is_tool_constructor(func):
         return func.value
     return None
 
