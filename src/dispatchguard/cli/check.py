@@ -1,11 +1,5 @@
-"""Check Python files for direct tool calls (DG101), tools instantiated outside the tool modules
-(DG102) and tools that return something other than JSON text (DG103).
-
-`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);
-`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.
-
-Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
-"""
+"""`dispatchguard check`: the findings of the DG rules on files, folders or standard input
+(``DESCRIPTION`` is its ``--help``, its rule list taken from the rule table)."""
 
 from __future__ import annotations
 
@@ -32,11 +26,21 @@ from dispatchguard.cli.common import (
     run_guarded,
 )
 from dispatchguard.cli.output import FORMATS
+from dispatchguard.lint.rules import RULES
 
 # Only the standard library at import time: `dispatchguard --help` imports every subcommand module
 # to build its parser, and `dispatchguard check` must never load libcst or pydantic.
 
 HELP = "check files for DG rule violations"
+DESCRIPTION = "\n\n".join(
+    [
+        "Check Python files and notebooks against the DG rules:\n"
+        + "\n".join(f"  {code} {rule.summary}" for code, rule in RULES.items()),
+        "`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);\n"
+        "`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.",
+        "Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.",
+    ]
+)
 
 #: The formats that end with a summary on stderr and may be coloured (the others are for machines).
 HUMAN_FORMATS = ("text", "concise", "full", "grouped")

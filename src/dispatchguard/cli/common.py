@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -81,8 +82,21 @@ def require_paths(paths: list[str]) -> None:
                 "'-' (standard input) cannot be written back; "
                 "to check a buffer: dispatchguard check --stdin-filename PATH -"
             )
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
+        try:
+            os.stat(path)
+        except OSError as exc:
+            raise UsageError(f"{path}: {_missing_reason(path, exc)}") from None
+
+
+def _missing_reason(path: str, exc: OSError) -> str:
+    """Why a named path cannot be checked, in the words that lead to the fix."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop (too many levels of symbolic links)"
+    if os.path.islink(path):
+        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    if exc.errno == errno.ENOENT:
+        return "no such file or directory"
+    return exc.strerror or str(exc)
 
 
 def code_list(value: str) -> list[str]:
