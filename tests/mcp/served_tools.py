@@ -5,7 +5,10 @@ this folder on PYTHONPATH). ``DG_MCP_MARKS`` names a folder where tools leave ma
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -81,3 +84,29 @@ def pid(pause: float = 0.0) -> int:
     """The serving process's id (which worker answered), after a pause."""
     time.sleep(pause)
     return os.getpid()
+
+
+#: The ways a tool can reach standard output, from Python's print down to the descriptor.
+WRITERS = ("print", "write", "subprocess", "os.write", "libc")
+
+
+@TOOLS.tool
+def noisy(writer: str, newline: bool = False) -> str:
+    """Write ``noise-<writer>`` to standard output the way ``writer`` names (see ``WRITERS``),
+    with or without a newline, then answer the writer's name."""
+    text = f"noise-{writer}" + ("\n" if newline else "")
+    if writer == "print":
+        print(text, end="")
+    elif writer == "write":
+        sys.stdout.write(text)
+    elif writer == "subprocess":
+        subprocess.run([sys.executable, "-c", f"import sys; sys.stdout.write({text!r})"], check=True)
+    elif writer == "os.write":
+        os.write(1, text.encode())
+    elif writer == "libc":  # what a C extension does: C's stdio, flushed
+        libc = ctypes.CDLL(None)
+        libc.printf(b"%s", text.encode())
+        libc.fflush(None)
+    else:
+        raise ValueError(f"unknown writer {writer!r}")
+    return writer

@@ -69,11 +69,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         import anyio
 
-        try:
-            registry = load_tool_registry(args.registry)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        anyio.run(lambda: serve_stdio(registry, tool_timeout=args.tool_timeout))
+        from dispatchguard.mcp.stdio import protocol_stdout
+
+        # stdout is the protocol's from here: a registry module that prints at import, and every
+        # tool, write to stderr
+        with protocol_stdout() as protocol:
+            try:
+                registry = load_tool_registry(args.registry)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            anyio.run(lambda: serve_stdio(registry, protocol=protocol, tool_timeout=args.tool_timeout))
         return 0
     import uvicorn
 

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import logging
 import os
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import mcp.types as types
@@ -33,6 +34,7 @@ from mcp.server.lowlevel import Server
 from dispatchguard.agent import execute_tool
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
 from dispatchguard.mcp.results import tool_result
+from dispatchguard.mcp.stdio import protocol_stdout
 from dispatchguard.runtime import ToolRegistry
 from dispatchguard.runtime.dispatcher import error_json
 
@@ -157,14 +159,21 @@ async def guard_stream(source: Any, sink: Any, cancels: CancelRouter) -> None:
             await sink.send(item)
 
 
-async def serve_stdio(registry: ToolRegistry, **options: Any) -> None:
+async def serve_stdio(registry: ToolRegistry, *, protocol: BinaryIO | None = None, **options: Any) -> None:
     """Serve ``registry`` on this process's stdin/stdout until stdin closes (``build_server``'s
-    options). Nothing else may write to stdout meanwhile: it carries the protocol."""
+    options). The protocol owns stdout at the descriptor level: ``protocol`` is the stream from
+    :func:`dispatchguard.mcp.stdio.protocol_stdout` (taken here when not given), and whatever a
+    tool writes to stdout (``print``, a subprocess, a C extension) goes to stderr."""
+    if protocol is None:
+        with protocol_stdout() as owned:
+            await serve_stdio(registry, protocol=owned, **options)
+        return
     from mcp.server.stdio import stdio_server
 
     cancels = CancelRouter()
     server = build_server(registry, cancels=cancels, **options)
-    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as group:
+    stdout = anyio.wrap_file(io.TextIOWrapper(protocol, encoding="utf-8", newline="\n"))
+    async with stdio_server(stdout=stdout) as (read_stream, write_stream), anyio.create_task_group() as group:
         sink, guarded = anyio.create_memory_object_stream[Any](0)
         group.start_soon(guard_stream, read_stream, sink, cancels)
         await server.run(guarded, write_stream, server.create_initialization_options())
