@@ -30,9 +30,11 @@ from typing import Any, BinaryIO
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from dispatchguard.agent import execute_tool
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
+from dispatchguard.mcp.arguments import SCOPE_KEY, NonFinite, non_finite_in_body, non_finite_in_call, noted, restore
 from dispatchguard.mcp.results import tool_result
 from dispatchguard.mcp.stdio import protocol_stdout
 from dispatchguard.runtime import ToolRegistry
@@ -118,6 +120,8 @@ def build_server(
         return [types.Tool.model_validate(entry) for entry in registry.export("mcp")]
 
     async def run(tool: str, arguments: dict[str, Any]) -> str:
+        request = server.request_context
+        arguments = restore(arguments, noted(request.request, request.request_id))  # 1e400 is not null
         return await execute_tool({"name": tool, "args": arguments}, registry=registry,
                                   timeout=tool_timeout, context=context)
 
@@ -156,6 +160,8 @@ async def guard_stream(source: Any, sink: Any, cancels: CancelRouter) -> None:
                 params = root.params if isinstance(root.params, dict) else {}
                 cancels.cancel(params.get("requestId"))
                 continue
+            if isinstance(root, types.JSONRPCRequest) and (found := non_finite_in_call(root.method, root.params)):
+                item = SessionMessage(item.message, metadata=ServerMessageMetadata(request_context=NonFinite(found)))
             await sink.send(item)
 
 
@@ -187,22 +193,27 @@ MAX_BODY_NESTING = 256
 def json_body_problem(body: bytes) -> str | None:
     """Why ``body`` is not JSON the SDK's transport can read without failing (it answers 500 for
     bytes that are not UTF-8 and for nesting deep enough to exhaust the stack), or ``None``."""
+    return read_json_body(body)[1]
+
+
+def read_json_body(body: bytes) -> tuple[Any, str | None]:
+    """``body`` decoded, and :func:`json_body_problem`'s verdict (the value is ``None`` with a problem)."""
     try:
         value = json.loads(body)
     except UnicodeDecodeError:
-        return "Parse error: the body is not UTF-8"
+        return None, "Parse error: the body is not UTF-8"
     except RecursionError:
-        return "Parse error: JSON nested too deeply"
+        return None, "Parse error: JSON nested too deeply"
     except ValueError as exc:
-        return f"Parse error: {exc}"
+        return None, f"Parse error: {exc}"
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
         if depth > MAX_BODY_NESTING:
-            return f"Parse error: JSON nested deeper than {MAX_BODY_NESTING} levels"
+            return None, f"Parse error: JSON nested deeper than {MAX_BODY_NESTING} levels"
         children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
         pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return None
+    return value, None
 
 
 class JsonBodyGuard:
@@ -246,11 +257,14 @@ class JsonBodyGuard:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        problem = json_body_problem(body)
+        value, problem = read_json_body(body)
         if problem is not None:
             error = {"jsonrpc": "2.0", "id": None, "error": {"code": types.PARSE_ERROR, "message": problem}}
             await JSONResponse(error, status_code=400)(scope, receive, send)
             return
+        notes = non_finite_in_body(value)
+        if notes:  # for the handler, which sees them as null after the SDK (see mcp.arguments)
+            scope[SCOPE_KEY] = notes
         replayed = False
 
         async def replay() -> Any:
