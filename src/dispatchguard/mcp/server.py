@@ -35,6 +35,7 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from dispatchguard.agent import execute_tool
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
 from dispatchguard.mcp.arguments import SCOPE_KEY, NonFinite, non_finite_in_body, non_finite_in_call, noted, restore
+from dispatchguard.mcp.connections import LIMITS_STATE, ConnectionLimits
 from dispatchguard.mcp.results import tool_result
 from dispatchguard.mcp.stdio import protocol_stdout
 from dispatchguard.runtime import ToolRegistry
@@ -222,9 +223,10 @@ class JsonBodyGuard:
     null) rather than the SDK's 500; a good body is replayed to the endpoint, whose later
     ``receive`` calls still see the client disconnect."""
 
-    def __init__(self, app: Any, max_body_bytes: int) -> None:
+    def __init__(self, app: Any, max_body_bytes: int, body_timeout: float | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Buffer and check a POST body, answering 413 or a parse error itself; replay a good one.
@@ -244,18 +246,24 @@ class JsonBodyGuard:
             return
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                await too_large(scope, receive, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        with anyio.move_on_after(self.body_timeout) as deadline:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    await too_large(scope, receive, send)
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if deadline.cancelled_caught:  # a body dripped slower than the deadline: the socket is freed
+            late = PlainTextResponse(f"Request body not received within {self.body_timeout:g}s",
+                                     status_code=408, headers={"Connection": "close"})
+            await late(scope, receive, send)
+            return
         body = b"".join(chunks)
         value, problem = read_json_body(body)
         if problem is not None:
@@ -295,6 +303,7 @@ def create_http_app(
     allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
     json_response: bool = False,
     max_body_bytes: int | None = None,
+    limits: ConnectionLimits | None = None,
     **options: Any,
 ) -> Any:
     """A Starlette app serving ``registry`` at ``path`` over streamable HTTP, stateless, plus
@@ -302,7 +311,10 @@ def create_http_app(
     port; DNS rebinding protection, with matching ``Origin``s); ``json_response`` answers each POST
     with one JSON body instead of an SSE stream (an SSE stream notices a client that disconnects
     and cancels its call; a JSON answer runs the call to its end or its timeout);
-    ``max_body_bytes`` caps request bodies (413; the SDK's 4 MiB by default). Other options go to
+    ``max_body_bytes`` caps request bodies (413; the SDK's 4 MiB by default); ``limits`` are the
+    read deadlines and connection caps (:class:`~dispatchguard.mcp.connections.ConnectionLimits`,
+    its defaults when not given: the body deadline is the app's, the rest applies when uvicorn
+    serves it with ``http=HTTP_PROTOCOL``, as ``dispatchguard mcp`` does). Other options go to
     :func:`build_server`."""
     from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
@@ -320,13 +332,16 @@ def create_http_app(
         allowed_origins=[f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
     )
     limit = DEFAULT_MAX_REQUEST_BODY_SIZE if max_body_bytes is None else max_body_bytes
+    limits = ConnectionLimits() if limits is None else limits
+    if not isinstance(limits, ConnectionLimits):
+        raise TypeError(f"limits must be a ConnectionLimits, got {type(limits).__name__}")
     manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=json_response,
                                            security_settings=security, max_request_body_size=limit)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Any) -> AsyncIterator[None]:
+    async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
         async with manager.run():
-            yield
+            yield {LIMITS_STATE: limits}  # uvicorn hands it to each connection (GuardedH11Protocol)
 
     async def healthz(_request: Any) -> Any:
         return JSONResponse({"status": "ok", "tools": len(registry)})
@@ -334,7 +349,8 @@ def create_http_app(
     return Starlette(
         # POST only: a stateless server has no session for a GET stream to follow (the SDK would
         # hold each GET open forever, silent) nor for a DELETE to end; both are 405.
-        routes=[Route(path, endpoint=JsonBodyGuard(StatelessMcpEndpoint(manager), limit), methods=["POST"]),
+        routes=[Route(path, endpoint=JsonBodyGuard(StatelessMcpEndpoint(manager), limit,
+                                                               limits.body_timeout), methods=["POST"]),
                 Route("/healthz", endpoint=healthz, methods=["GET"])],
         lifespan=lifespan,
     )
@@ -350,6 +366,16 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     json_response: bool = False
     max_body_bytes: int | None = None
+    header_timeout: float = ConnectionLimits.header_timeout
+    body_timeout: float = ConnectionLimits.body_timeout
+    max_connections: int = ConnectionLimits.max_connections
+    max_connections_per_peer: int = ConnectionLimits.max_connections_per_peer
+
+    def limits(self) -> ConnectionLimits:
+        """The read deadlines and connection caps; ``ValueError`` naming a bad one."""
+        return ConnectionLimits(header_timeout=self.header_timeout, body_timeout=self.body_timeout,
+                                max_connections=self.max_connections,
+                                max_connections_per_peer=self.max_connections_per_peer)
 
     def to_json(self) -> str:
         """The settings as a JSON object, which :meth:`from_json` reads back in worker processes."""
@@ -370,7 +396,7 @@ class HttpSettings:
         registry = load_tool_registry(self.registry)
         return create_http_app(registry, path=self.path, allowed_hosts=self.allowed_hosts,
                                json_response=self.json_response, max_body_bytes=self.max_body_bytes,
-                               tool_timeout=self.tool_timeout)
+                               tool_timeout=self.tool_timeout, limits=self.limits())
 
 
 def load_tool_registry(spec: str) -> ToolRegistry:
