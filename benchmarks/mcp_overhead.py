@@ -60,6 +60,13 @@ async def aadd(a: int, b: int) -> int:
 
 
 @TOOLS.tool
+def sleepy(seconds: float) -> str:
+    """Block a sync tool thread (mcp_fairness.py's greedy client)."""
+    time.sleep(seconds)
+    return "slept"
+
+
+@TOOLS.tool
 async def nap(seconds: float) -> str:
     """Sleep (the hostile client drops its stream while this runs)."""
     await asyncio.sleep(seconds)

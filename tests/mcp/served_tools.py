@@ -9,6 +9,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated
@@ -110,3 +111,16 @@ def noisy(writer: str, newline: bool = False) -> str:
     else:
         raise ValueError(f"unknown writer {writer!r}")
     return writer
+
+
+#: ``hold`` calls wait for this (the tests set it when done); each releases ``HELD`` as it starts.
+HOLD_GATE = threading.Event()
+HELD = threading.Semaphore(0)
+
+
+@TOOLS.tool
+def hold() -> str:
+    """A sync tool that blocks until the test opens ``HOLD_GATE`` (at most 30 s)."""
+    HELD.release()
+    HOLD_GATE.wait(30)
+    return "held"

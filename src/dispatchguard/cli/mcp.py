@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-connections-per-peer", type=positive(int), default=32,
                         help="HTTP: open connections per client address and worker; more are answered 429 "
                         "with Retry-After (default: %(default)s)")
+    parser.add_argument("--thread-share", type=positive(int), default=4,
+                        help="HTTP: sync-tool threads one client address may hold at once, of the 8 per "
+                        "worker; past it a call answers overloaded (default: %(default)s)")
     parser.add_argument("--tool-timeout", type=positive(float), default=DEFAULT_TOOL_TIMEOUT,
                         help="seconds per tool call (default: %(default)s)")
     parser.add_argument("--log-level", default="warning",
@@ -99,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         json_response=args.json_response, max_body_bytes=args.max_body_bytes,
         header_timeout=args.header_timeout, body_timeout=args.body_timeout,
         max_connections=args.max_connections, max_connections_per_peer=args.max_connections_per_peer,
+        thread_share=args.thread_share,
     )
     try:
         app = settings.app()  # also checks the settings before any worker starts

@@ -33,9 +33,11 @@ from mcp.server.lowlevel import Server
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from dispatchguard.agent import execute_tool
+from dispatchguard.agent.execute import MAX_STRANDED_THREADS
 from dispatchguard.mcp import DEFAULT_PATH, DEFAULT_TOOL_TIMEOUT, LOOPBACK_HOSTS, SETTINGS_ENV
 from dispatchguard.mcp.arguments import SCOPE_KEY, NonFinite, non_finite_in_body, non_finite_in_call, noted, restore
 from dispatchguard.mcp.connections import LIMITS_STATE, ConnectionLimits
+from dispatchguard.mcp.fairness import DEFAULT_THREAD_SHARE, ThreadShare, client_of
 from dispatchguard.mcp.results import tool_result
 from dispatchguard.mcp.stdio import protocol_stdout
 from dispatchguard.runtime import ToolRegistry
@@ -103,11 +105,14 @@ def build_server(
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     context: Mapping[str, Any] | None = None,
     cancels: CancelRouter | None = None,
+    thread_share: int | None = None,
 ) -> Server:
     """The MCP server of ``registry``. ``tool_timeout`` bounds each call (seconds, ``None``: no
     limit); ``context`` supplies the tools' injected arguments (the same values to every caller:
     MCP carries no caller identity the registry could map to them); ``cancels`` routes the
-    client's cancels to the calls (see :class:`CancelRouter`; without it the SDK handles them)."""
+    client's cancels to the calls (see :class:`CancelRouter`; without it the SDK handles them);
+    ``thread_share`` is how many sync-tool threads one client (an HTTP peer address) may hold at
+    once (:mod:`dispatchguard.mcp.fairness`; ``None``: no share)."""
     if not isinstance(registry, ToolRegistry):
         raise TypeError(f"registry must be a ToolRegistry, got {type(registry).__name__}")
     if tool_timeout is not None and not tool_timeout > 0:
@@ -115,6 +120,7 @@ def build_server(
     from dispatchguard import __version__
 
     server: Server = Server(name, version=__version__)
+    shares = None if thread_share is None else ThreadShare(thread_share)
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
@@ -123,8 +129,17 @@ def build_server(
     async def run(tool: str, arguments: dict[str, Any]) -> str:
         request = server.request_context
         arguments = restore(arguments, noted(request.request, request.request_id))  # 1e400 is not null
+        release = None
+        client = client_of(request.request) if shares is not None else None
+        if shares is not None and client is not None and (spec := registry.resolve(tool)) is not None \
+                and not spec.is_async:
+            release = shares.acquire(client)
+            if release is None:
+                return error_json(f"this client already holds {shares.share} sync tool threads (its share of "
+                                  f"the server's {MAX_STRANDED_THREADS}); retry when one of its calls ends",
+                                  "overloaded", tool, {"share": shares.share})
         return await execute_tool({"name": tool, "args": arguments}, registry=registry,
-                                  timeout=tool_timeout, context=context)
+                                  timeout=tool_timeout, context=context, thread_ended=release)
 
     # The SDK's own check of the arguments is off: the dispatcher's validator is stricter and its
     # error names the argument, the expected and the actual value.
@@ -315,7 +330,7 @@ def create_http_app(
     read deadlines and connection caps (:class:`~dispatchguard.mcp.connections.ConnectionLimits`,
     its defaults when not given: the body deadline is the app's, the rest applies when uvicorn
     serves it with ``http=HTTP_PROTOCOL``, as ``dispatchguard mcp`` does). Other options go to
-    :func:`build_server`."""
+    :func:`build_server` (``thread_share`` defaults to :data:`DEFAULT_THREAD_SHARE` here)."""
     from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
@@ -324,6 +339,7 @@ def create_http_app(
 
     if not path.startswith("/"):
         raise ValueError(f"path must start with '/', got {path!r}")
+    options.setdefault("thread_share", DEFAULT_THREAD_SHARE)
     server = build_server(registry, **options)
     hosts = list(allowed_hosts)
     security = TransportSecuritySettings(
@@ -370,6 +386,7 @@ class HttpSettings:
     body_timeout: float = ConnectionLimits.body_timeout
     max_connections: int = ConnectionLimits.max_connections
     max_connections_per_peer: int = ConnectionLimits.max_connections_per_peer
+    thread_share: int = DEFAULT_THREAD_SHARE
 
     def limits(self) -> ConnectionLimits:
         """The read deadlines and connection caps; ``ValueError`` naming a bad one."""
@@ -396,7 +413,8 @@ class HttpSettings:
         registry = load_tool_registry(self.registry)
         return create_http_app(registry, path=self.path, allowed_hosts=self.allowed_hosts,
                                json_response=self.json_response, max_body_bytes=self.max_body_bytes,
-                               tool_timeout=self.tool_timeout, limits=self.limits())
+                               tool_timeout=self.tool_timeout, limits=self.limits(),
+                               thread_share=self.thread_share)
 
 
 def load_tool_registry(spec: str) -> ToolRegistry:
