@@ -41,6 +41,7 @@ def test_a_clients_blocking_calls_leave_the_others_served(serve_registry, served
                 assert await asyncio.to_thread(served.HELD.acquire, True, 10)
             added = await other.post(url, json=call(99, "add", {"a": 40, "b": 2}), headers=HEADERS)
             assert result_of(added) == 42  # another client's sync tool runs meanwhile
+            assert not served.HELD.acquire(False)  # the greedy client's other calls wait for its own slots
             served.HOLD_GATE.set()
             return [result_of(await hold) for hold in holds]
 
@@ -48,13 +49,30 @@ def test_a_clients_blocking_calls_leave_the_others_served(serve_registry, served
         answers = asyncio.run(scenario())
     finally:
         served.HOLD_GATE.set()
-    assert answers.count("held") == 4
-    overloaded = [a for a in answers if a != "held"]
-    assert len(overloaded) == MAX_STRANDED_THREADS - 4
-    assert all(a["kind"] == "overloaded" and a["share"] == 4 for a in overloaded), overloaded
-    assert overloaded[0]["error"] == ("this client already holds 4 sync tool threads (its share of the server's 8); "
-                                      "retry when one of its calls ends")
+    assert answers == ["held"] * MAX_STRANDED_THREADS  # the waiting ones ran as the first ones ended
 
+
+def test_a_call_past_its_clients_share_answers_overloaded_after_the_tool_timeout(serve_registry, served):
+    url = serve_registry(json_response=True, tool_timeout=0.5, thread_share=1)
+    served.HOLD_GATE.clear()
+    served.HELD = threading.Semaphore(0)
+
+    async def scenario():
+        async with httpx.AsyncClient(timeout=10) as client:
+            first = asyncio.ensure_future(client.post(url, json=call(1, "hold", {}), headers=HEADERS))
+            assert await asyncio.to_thread(served.HELD.acquire, True, 10)
+            second = await client.post(url, json=call(2, "add", {"a": 1}), headers=HEADERS)
+            served.HOLD_GATE.set()
+            return result_of(await first), result_of(second)
+
+    try:
+        first, second = asyncio.run(scenario())
+    finally:
+        served.HOLD_GATE.set()
+    assert first["kind"] == "timeout"  # the hold outlived the tool timeout; its thread kept the share
+    assert second == {"error": "this client's 1 sync tool threads (its share of the server's 8) stayed busy for "
+                               "0.5s; retry when one of its calls ends", "kind": "overloaded", "tool": "add",
+                      "share": 1}
 
 def test_a_share_is_held_until_the_thread_ends_not_until_the_timeout(served):
     from dispatchguard.agent import execute_tool

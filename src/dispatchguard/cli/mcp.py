@@ -53,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "with Retry-After (default: %(default)s)")
     parser.add_argument("--thread-share", type=positive(int), default=4,
                         help="HTTP: sync-tool threads one client address may hold at once, of the 8 per "
-                        "worker; past it a call answers overloaded (default: %(default)s)")
+                        "worker; past it a call waits for one of its own, at most --tool-timeout, then "
+                        "answers overloaded (default: %(default)s)")
     parser.add_argument("--tool-timeout", type=positive(float), default=DEFAULT_TOOL_TIMEOUT,
                         help="seconds per tool call (default: %(default)s)")
     parser.add_argument("--log-level", default="warning",

@@ -133,11 +133,11 @@ def build_server(
         client = client_of(request.request) if shares is not None else None
         if shares is not None and client is not None and (spec := registry.resolve(tool)) is not None \
                 and not spec.is_async:
-            release = shares.acquire(client)
+            release = await shares.acquire(client, tool_timeout)
             if release is None:
-                return error_json(f"this client already holds {shares.share} sync tool threads (its share of "
-                                  f"the server's {MAX_STRANDED_THREADS}); retry when one of its calls ends",
-                                  "overloaded", tool, {"share": shares.share})
+                return error_json(f"this client's {shares.share} sync tool threads (its share of the server's "
+                                  f"{MAX_STRANDED_THREADS}) stayed busy for {tool_timeout or 0:g}s; retry when one of "
+                                  "its calls ends", "overloaded", tool, {"share": shares.share})
         return await execute_tool({"name": tool, "args": arguments}, registry=registry,
                                   timeout=tool_timeout, context=context, thread_ended=release)
 
