@@ -24,22 +24,30 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
            "MCP-Protocol-Version": "2025-06-18"}
 
 
+PROTOCOLS = ["dispatchguard.mcp.connections:GuardedH11Protocol"]
+try:
+    import httptools  # noqa: F401
+
+    PROTOCOLS.append("dispatchguard.mcp.connections:GuardedHttpToolsProtocol")
+except ImportError:  # pragma: no cover - uvicorn[standard] brings it
+    pass
+
+
 @pytest.fixture
 def guarded(served):
-    """Serve ``served_tools.TOOLS`` on a real uvicorn with dispatchguard's HTTP protocol and the
-    given ``ConnectionLimits``; returns the port."""
+    """Serve ``served_tools.TOOLS`` on a real uvicorn with one of dispatchguard's HTTP protocols
+    and the given ``ConnectionLimits``; returns the port."""
     import uvicorn
 
     from dispatchguard.mcp import create_http_app
-    from dispatchguard.mcp.connections import HTTP_PROTOCOL
 
     servers = []
 
-    def start(limits) -> int:
+    def start(limits, protocol: str) -> int:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         server = uvicorn.Server(uvicorn.Config(create_http_app(served.TOOLS, limits=limits), log_level="warning",
-                                               lifespan="on", http=HTTP_PROTOCOL))
+                                               lifespan="on", http=protocol))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         servers.append((server, thread, sock))
@@ -68,11 +76,12 @@ def answer(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def test_caps_and_deadlines_answer_429_503_408(guarded):
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_caps_and_deadlines_answer_429_503_408(guarded, protocol):
     from dispatchguard.mcp.connections import ConnectionLimits
 
     port = guarded(ConnectionLimits(header_timeout=0.5, body_timeout=0.5, max_connections=4,
-                                    max_connections_per_peer=2, retry_after=7))
+                                    max_connections_per_peer=2, retry_after=7), protocol)
     silent = connect(port)  # says nothing: closed at the header deadline, without an answer
     slow_headers = connect(port)
     slow_headers.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -211,3 +220,9 @@ def test_slowloris_against_a_low_descriptor_limit_leaves_normal_clients_served(s
     assert max(latencies) < 5
     assert held <= 32  # a peer's share, no more
     assert sum(a.startswith(b"HTTP/1.1 429 Too Many Requests") for a in answers) >= 100
+
+
+def test_the_command_picks_the_fastest_guarded_protocol_installed():
+    from dispatchguard.mcp.connections import http_protocol
+
+    assert http_protocol() == PROTOCOLS[-1]

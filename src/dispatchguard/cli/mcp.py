@@ -109,12 +109,12 @@ def _run(args: argparse.Namespace) -> int:
         app = settings.app()  # also checks the settings before any worker starts
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    from dispatchguard.mcp.connections import HTTP_PROTOCOL
+    from dispatchguard.mcp.connections import http_protocol
 
     if args.workers == 1:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=HTTP_PROTOCOL)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http_protocol())
         return 0
     os.environ[SETTINGS_ENV] = settings.to_json()
     uvicorn.run(FACTORY, factory=True, workers=args.workers, host=args.host, port=args.port,
-                log_level=args.log_level, http=HTTP_PROTOCOL)
+                log_level=args.log_level, http=http_protocol())
     return 0

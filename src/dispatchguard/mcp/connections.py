@@ -15,8 +15,9 @@ fails. So the server bounds them, from its own settings (:class:`ConnectionLimit
   ``503 Service Unavailable`` (over the total) or ``429 Too Many Requests`` (over the peer's
   share), with ``Retry-After: retry_after``, and closed.
 
-The deadlines and caps at the connection level live in :class:`GuardedH11Protocol`, uvicorn's h11
-protocol with these checks, which ``dispatchguard mcp`` selects (``http=HTTP_PROTOCOL``); it reads
+The deadlines and caps at the connection level live in :class:`Guarded`, mixed into uvicorn's
+httptools protocol when httptools is installed and its h11 protocol otherwise
+(:func:`http_protocol`), which ``dispatchguard mcp`` selects; it reads
 the limits from the app's lifespan state (``create_http_app`` puts them there under
 :data:`LIMITS_STATE`), so a worker process needs nothing else. Served by another ASGI server, the
 app still applies the body deadline.
@@ -30,12 +31,15 @@ import logging
 import math
 from typing import Any
 
-__all__ = ["HTTP_PROTOCOL", "LIMITS_STATE", "ConnectionLimits", "GuardedH11Protocol", "plain_response"]
+__all__ = ["HTTPTOOLS_PROTOCOL", "HTTP_PROTOCOL", "LIMITS_STATE", "ConnectionLimits", "Guarded", "GuardedH11Protocol",
+           "http_protocol", "plain_response"]
 
 #: The key of the limits in the app's lifespan state (uvicorn hands that state to each connection).
 LIMITS_STATE = "dispatchguard.connection_limits"
 #: uvicorn's ``http=`` for :class:`GuardedH11Protocol` (an import string: worker processes import it).
 HTTP_PROTOCOL = "dispatchguard.mcp.connections:GuardedH11Protocol"
+#: The same for ``GuardedHttpToolsProtocol`` (when httptools is installed; see :func:`http_protocol`).
+HTTPTOOLS_PROTOCOL = "dispatchguard.mcp.connections:GuardedHttpToolsProtocol"
 #: How long a refused or timed-out connection stays open after its answer, so that the client reads
 #: the answer rather than a reset; only while the open connections, these included, are within
 #: ``max_connections`` (a burst past it is closed at once: descriptors first).
@@ -78,25 +82,29 @@ def plain_response(status: int, reason: str, text: str, retry_after: int | None 
     return ("\r\n".join(headers) + "\r\n\r\n").encode("ascii") + body
 
 
-try:
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-except ImportError:  # pragma: no cover - the mcp extra brings uvicorn (and h11)
-    H11Protocol = asyncio.Protocol  # type: ignore[assignment,misc]
-
-
-class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
-    """uvicorn's h11 protocol with the header and body deadlines and the connection caps of the
-    app's :class:`ConnectionLimits` (see the module docstring); without limits in the app's
-    state, uvicorn's protocol unchanged."""
+class Guarded:
+    """The deadlines and caps, mixed into a uvicorn HTTP protocol (before it in the bases). The
+    protocol tells :meth:`request_state` where the current request is: ``idle`` (nothing of it
+    yet), ``headers`` (its headers are arriving), ``body`` (its body is arriving) or ``done``."""
 
     limits: ConnectionLimits | None = None
     deadline: asyncio.TimerHandle | None = None
+    deadline_for: Any = None
     refused = False
+    # set by uvicorn's protocol
+    app_state: Any
+    connections: Any
+    client: Any
+    transport: Any
+    loop: Any
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def request_state(self) -> str:  # pragma: no cover - each protocol below says
+        """``idle``, ``headers``, ``body`` or ``done`` (see the class docstring)."""
+        raise NotImplementedError
+
+    def connection_made(self, transport: Any) -> None:
         """Count the connection, refuse it over a cap, else start its header deadline."""
-        super().connection_made(transport)
+        super().connection_made(transport)  # type: ignore[misc]
         limits = self.app_state.get(LIMITS_STATE) if isinstance(self.app_state, dict) else None
         self.limits = limits if isinstance(limits, ConnectionLimits) else None
         if self.limits is None:
@@ -114,7 +122,8 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
             self.arm(self.limits.header_timeout, self.headers_late)
 
     def refuse(self, answer: bytes) -> None:
-        """Answer ``answer`` without reading a request, and close the connection soon after."""
+        """Answer ``answer`` without reading (more of) a request, and close the connection: after
+        :data:`LINGER_S`, or at once while the open connections exceed ``max_connections``."""
         self.refused = True
         self.cancel_deadline()
         self.transport.write(answer)
@@ -122,8 +131,7 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
             self.transport.write_eof()
         except (OSError, RuntimeError, NotImplementedError):  # TLS transports cannot half-close
             pass
-        crowded = self.limits is None or len(self.connections) > self.limits.max_connections
-        if crowded:
+        if self.limits is None or len(self.connections) > self.limits.max_connections:
             self.transport.close()
         else:
             self.deadline = self.loop.call_later(LINGER_S, self.transport.close)
@@ -133,23 +141,23 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
         start the body's, a complete body stops that."""
         if self.refused:
             return
-        super().data_received(data)
+        super().data_received(data)  # type: ignore[misc]
         if self.limits is None or self.transport.is_closing():
             return
-        state = self.conn.their_state
-        if self.deadline is not None and self.deadline_for == self.headers_late and state is not h11.IDLE:
-            if state is h11.SEND_BODY:
+        state = self.request_state()
+        if self.deadline is not None and self.deadline_for == self.headers_late and state in ("body", "done"):
+            if state == "body":
                 self.arm(self.limits.body_timeout + LINGER_S, self.body_late)
             else:
                 self.cancel_deadline()
-        elif self.deadline_for == self.body_late and state is not h11.SEND_BODY:
+        elif self.deadline_for == self.body_late and state != "body":
             self.cancel_deadline()
 
     def on_response_complete(self) -> None:
         """After a response, a kept-alive connection's next headers have their deadline again."""
-        super().on_response_complete()
+        super().on_response_complete()  # type: ignore[misc]
         if self.limits is not None and not self.transport.is_closing() and not self.refused:
-            if self.conn.their_state is h11.SEND_BODY:  # answered before its body ended: still bounded
+            if self.request_state() == "body":  # answered before its body ended: still bounded
                 self.arm(self.limits.body_timeout + LINGER_S, self.body_late)
             else:
                 self.arm(self.limits.header_timeout, self.headers_late)
@@ -157,9 +165,7 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
     def connection_lost(self, exc: Exception | None) -> None:
         """Stop the deadline, then as uvicorn does."""
         self.cancel_deadline()
-        super().connection_lost(exc)
-
-    deadline_for: Any = None
+        super().connection_lost(exc)  # type: ignore[misc]
 
     def arm(self, seconds: float, handler: Any) -> None:
         """Run ``handler`` in ``seconds`` unless cancelled first (one deadline at a time)."""
@@ -177,13 +183,11 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
     def headers_late(self) -> None:
         """The header deadline passed: 408 if a request had begun, else just close (idle)."""
         self.deadline = self.deadline_for = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+        state = self.request_state()
+        if self.transport.is_closing() or state not in ("idle", "headers"):
             return
-        if self.cycle is not None and not self.cycle.response_complete:  # a response in progress
-            return
-        started = bool(self.conn.trailing_data[0])
         log.info("%s: no request headers within %gs", self.peer_name(), self.limits.header_timeout)  # type: ignore[union-attr]
-        if started:
+        if state == "headers":
             self.refuse(plain_response(408, "Request Timeout", "Request headers too slow\n"))
         else:
             self.transport.close()
@@ -191,7 +195,7 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
     def body_late(self) -> None:
         """The body is still arriving past its deadline (and the app did not answer 408): close."""
         self.deadline = self.deadline_for = None
-        if not self.transport.is_closing() and self.conn.their_state is h11.SEND_BODY:
+        if not self.transport.is_closing() and self.request_state() == "body":
             log.info("%s: request body still arriving after %gs; closing", self.peer_name(),
                      self.limits.body_timeout)  # type: ignore[union-attr]
             self.transport.close()
@@ -199,3 +203,65 @@ class GuardedH11Protocol(H11Protocol):  # type: ignore[misc,valid-type]
     def peer_name(self) -> str:
         """``host:port`` of the client, for logs."""
         return f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
+
+
+try:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+except ImportError:  # pragma: no cover - the mcp extra brings uvicorn (and h11)
+    H11Protocol = asyncio.Protocol  # type: ignore[assignment,misc]
+
+
+class GuardedH11Protocol(Guarded, H11Protocol):  # type: ignore[misc,valid-type]
+    """uvicorn's h11 protocol with the deadlines and caps of the app's :class:`ConnectionLimits`
+    (without limits in the app's state, uvicorn's protocol unchanged)."""
+
+    def request_state(self) -> str:
+        """Where the current request is, from h11's state of the client."""
+        state = self.conn.their_state
+        if state is h11.IDLE:
+            return "headers" if self.conn.trailing_data[0] else "idle"
+        return "body" if state is h11.SEND_BODY else "done"
+
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools is optional (uvicorn[standard] brings it)
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
+
+if HttpToolsProtocol is not None:
+
+    class GuardedHttpToolsProtocol(Guarded, HttpToolsProtocol):  # type: ignore[misc,valid-type]
+        """uvicorn's httptools protocol (C parser, the faster one) with the same checks."""
+
+        phase = "idle"
+
+        def request_state(self) -> str:
+            """Where the current request is, from the parser's callbacks."""
+            return self.phase
+
+        def on_message_begin(self) -> None:
+            """A request begins: its headers are arriving."""
+            self.phase = "headers"
+            super().on_message_begin()
+
+        def on_headers_complete(self) -> None:
+            """Its headers are complete: its body (if any) is arriving."""
+            self.phase = "body"
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            """The request is complete."""
+            self.phase = "done"
+            super().on_message_complete()
+
+        def on_response_complete(self) -> None:
+            """The answer is sent: a request fully read leaves the connection idle."""
+            if self.phase == "done":
+                self.phase = "idle"
+            super().on_response_complete()
+
+
+def http_protocol() -> str:
+    """uvicorn's ``http=`` for the guarded protocol: httptools' when it is installed, else h11's."""
+    return HTTP_PROTOCOL if HttpToolsProtocol is None else HTTPTOOLS_PROTOCOL

@@ -329,7 +329,7 @@ def create_http_app(
     ``max_body_bytes`` caps request bodies (413; the SDK's 4 MiB by default); ``limits`` are the
     read deadlines and connection caps (:class:`~dispatchguard.mcp.connections.ConnectionLimits`,
     its defaults when not given: the body deadline is the app's, the rest applies when uvicorn
-    serves it with ``http=HTTP_PROTOCOL``, as ``dispatchguard mcp`` does). Other options go to
+    serves it with ``http=http_protocol()``, as ``dispatchguard mcp`` does). Other options go to
     :func:`build_server` (``thread_share`` defaults to :data:`DEFAULT_THREAD_SHARE` here)."""
     from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
