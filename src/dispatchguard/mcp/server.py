@@ -357,7 +357,7 @@ def create_http_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
         async with manager.run():
-            yield {LIMITS_STATE: limits}  # uvicorn hands it to each connection (GuardedH11Protocol)
+            yield {LIMITS_STATE: limits}  # uvicorn hands it to each connection (mcp.connections)
 
     async def healthz(_request: Any) -> Any:
         return JSONResponse({"status": "ok", "tools": len(registry)})
