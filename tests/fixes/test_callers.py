@@ -177,19 +177,19 @@ def test_a_function_that_imports_json_later_gets_no_wrap(tmp_path: Path, monkeyp
 
 
 def test_a_consumer_that_receives_the_tool_as_a_parameter_from_another_module(tmp_path: Path, monkeypatch):
-    """issue 35: ``def priority(tool, t): return tool.run(...)["priority"]``, filled with
-    ``priority(SearchTool(), t)`` in another module, reads the raw return: not wrapped, named."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "tools.py").write_text(TOOLS, encoding="utf-8")
-    (tmp_path / "app" / "ranking.py").write_text(
-        "from app.tools import SearchTool\n\n\ndef best(tool, query):\n    return tool.run(query=query)[0]['title']\n"
-    )
-    (tmp_path / "app" / "flow.py").write_text(
-        "from app.ranking import best\nfrom app.tools import SearchTool\n\n\n"
-        "def answer(q):\n    return best(SearchTool(), q)\n"
-    )
+    """issue 35: ``def best(tool, q): return tool.run(...)[0]["title"]``, filled with
+    ``best(SearchTool(), q)`` in another module, reads the raw return: not wrapped, named."""
+    files = {
+        "pyproject.toml": '[project]\nname = "app"\n',
+        "app/__init__.py": "",
+        "app/tools.py": TOOLS,
+        "app/ranking.py": "from app.tools import SearchTool\n\n\ndef best(tool, q):\n    return tool.run(query=q)[0]['title']\n",
+        "app/flow.py": "from app.ranking import best\nfrom app.tools import SearchTool\n\n\n"
+        "def answer(q):\n    return best(SearchTool(), q)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
     assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
