@@ -183,7 +183,8 @@ def test_a_consumer_that_receives_the_tool_as_a_parameter_from_another_module(tm
         "pyproject.toml": '[project]\nname = "app"\n',
         "app/__init__.py": "",
         "app/tools.py": TOOLS,
-        "app/ranking.py": "from app.tools import SearchTool\n\n\ndef best(tool, q):\n    return tool.run(query=q)[0]['title']\n",
+        "app/ranking.py": "from app.tools import SearchTool\n\n\n"
+        "def best(tool, q):\n    return tool.run(query=q)[0]['title']\n",
         "app/flow.py": "from app.ranking import best\nfrom app.tools import SearchTool\n\n\n"
         "def answer(q):\n    return best(SearchTool(), q)\n",
     }
