@@ -45,6 +45,7 @@ from dispatchguard.lint.callers import Caller
 from dispatchguard.lint.inference.returns import hand_written_json
 from dispatchguard.lint.inference.tree_values import statement_at
 from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
+from dispatchguard.lint.serializers import Serializer, project_serializer
 from dispatchguard.lint.tool_facts import Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
@@ -68,6 +69,7 @@ class Wrap:
     closing: str
     root: str
     imports: tuple[Import, ...]
+    project: str = ""  #: the project dispatcher's serialiser this wrap is, as the report names it
 
     @property
     def label(self) -> str:
@@ -75,8 +77,21 @@ class Wrap:
         return self.opening.rstrip("(")
 
 
+def _project_serializer(ctx: FileContext) -> Serializer | Unknown | None:
+    dispatcher = ctx.facts.dispatcher
+    if isinstance(dispatcher, Unknown) or dispatcher.runtime:
+        return None
+    return project_serializer(ctx.facts, dispatcher, ctx.facts.module_name(ctx.key))
+
+
 def _wrap(ctx: FileContext) -> Wrap:
-    """``ensure_json_str`` when the project depends on dispatchguard at run time, else ``json.dumps``."""
+    """The project dispatcher's own serialiser when it has one the fix can call (what it answers
+    stays the same text), else ``ensure_json_str`` when the project depends on dispatchguard at run
+    time, else ``json.dumps``."""
+    serializer = _project_serializer(ctx)
+    if isinstance(serializer, Serializer):
+        module, name = serializer.import_from
+        return Wrap(serializer.opening, serializer.closing, serializer.root, (Import(module, name),), serializer.label)
     if ctx.facts.runtime_dependency:
         return Wrap("ensure_json_str(", ")", "ensure_json_str", (Import("dispatchguard", "ensure_json_str"),))
     return Wrap("json.dumps(", ", ensure_ascii=False, default=str)", "json", (Import("json"),))
@@ -258,7 +273,10 @@ def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_d
     if tests:
         because.append("tests read the raw return at " + ", ".join(tests))
     dispatcher = ctx.facts.dispatcher
-    if not isinstance(dispatcher, Unknown) and not dispatcher.runtime:
+    serializer = _project_serializer(ctx)
+    if isinstance(serializer, Unknown):
+        because.append(serializer.reason)
+    elif not isinstance(dispatcher, Unknown) and not dispatcher.runtime and not wrap.project:
         because.append(f"the project's dispatcher `{dispatcher.module}.{dispatcher.function}` receives the new value")
     elif model_dump or wrap.root == "json":
         because.append("the framework that runs the tool receives a `str` where it received the value")
@@ -308,6 +326,8 @@ def _wrapped(ctx: FileContext, ret: ast.Return, value: ast.expr | None, wrap: Wr
     bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
     opening, closing = (wrap.opening + "(", ")" + wrap.closing) if bare_tuple else (wrap.opening, wrap.closing)
     part = "the returned value" if value is ret.value else "the returned content (not the artifact)"
+    if wrap.project:  # the text the project's dispatcher made of the value: it answers the same
+        return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.project}"
     return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.label}(...)"
 
 
@@ -327,7 +347,8 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
         return NoFix(f"`{wrap.root}` names something else in this module")
     annotation = _annotation_edit(ctx, function) if value is None or value is ret.value else ()
-    dumped = _model_dump(ctx, value, wrap) if value is not None else None
+    # with the project's own serialiser, a model's dump gets the project's text too, not pydantic's
+    dumped = _model_dump(ctx, value, wrap) if value is not None and not wrap.project else None
     imports = _imports_for(ctx, ret, wrap.imports if dumped is None else dumped[2])
     if isinstance(imports, NoFix):
         return imports
