@@ -1,10 +1,14 @@
-"""One tool, run in a process of its own: ``python -m dispatchguard.verify.worker JOB.json``.
+"""One tool, run in a process of its own: ``python -m dispatchguard.verify.worker JOB.json FD``.
 
-The job (written by :mod:`.runner`) names the tool and the limits; the worker writes its answer
-as JSON to the job's ``result`` path and exits 0. Before importing the project it seals the
-network (:func:`seal_network`) and points its standard output and error at a file whose bytes
-are counted after each call, then dropped. Each call is given ``timeout`` seconds (an interval timer: a call stuck in C
-code that ignores signals is left to the runner's wall-clock limit). hypothesis generates the
+The job (written by :mod:`.runner`) names the tool and the limits. The worker sends one JSON
+line per call on the inherited pipe ``FD`` (the arguments, the raw value: its type, the text when
+it is ``str``, or the exception, the timeout, the bytes printed) and a closing line with how the
+run ended; the runner judges the contract from those raw values, not from the worker's opinion
+(a tool can replace this process's ``json.loads``, it cannot replace the runner's). Before
+importing the project it seals the network (:func:`seal_network`) and points its standard
+output and error at a file whose bytes are counted after each call, then dropped. Each call is
+given ``timeout`` seconds (an interval timer: a call stuck in C code that ignores signals is
+left to the runner's wall-clock limit). hypothesis generates the
 arguments from the tool's ``args_schema`` with a fixed seed, and shrinks a failing call to the
 smallest arguments that still break the contract.
 """
@@ -26,6 +30,8 @@ from typing import Any
 #: How much of a wrong result a report shows.
 SHOWN_CHARS = 200
 _LOOPBACK = ("127.", "::1", "localhost")
+#: Bound before the project is imported: a tool that replaces ``json.dumps`` does not change the records.
+_dumps = json.dumps
 
 
 class ContractViolation(Exception):
@@ -180,10 +186,26 @@ def _shown(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
-def run_job(job: dict[str, Any], output: OutputCounter) -> dict[str, Any]:
-    """Build the tool and call it ``cases`` times; return the answer: ``status`` (``verified``,
-    ``violation`` or ``not_built``), ``calls``, the ``violation`` (what, arguments) and
-    ``threads_left`` when threads leaked. Errors outside building the tool propagate."""
+class Records:
+    """The pipe to the runner: one JSON line per record, written whole (the runner reads as it comes)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        os.set_inheritable(fd, False)  # not handed to the programs a tool starts
+
+    def send(self, record: dict[str, Any]) -> None:
+        """Write ``record`` as one line."""
+        data = (_dumps(record, default=repr) + "\n").encode("utf-8", "surrogatepass")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+
+def run_job(job: dict[str, Any], output: OutputCounter, records: Records) -> dict[str, Any]:
+    """Build the tool and call it ``cases`` times, each call's record sent on ``records``; return
+    the closing record: ``status`` (``verified``, ``violation`` or ``not_built``; the runner judges
+    again from the calls), ``calls`` and ``threads_left`` when threads leaked. Errors outside
+    building the tool propagate."""
     try:
         tool = build(job)
     except BaseException as exc:  # whatever the project raises, the run goes on
@@ -200,15 +222,13 @@ def run_job(job: dict[str, Any], output: OutputCounter) -> dict[str, Any]:
         problem = hung if timed_out[0] else None  # a tool that hung is not called again while shrinking
         if problem is None:
             calls[0] += 1
-            problem = _call_problem(tool, arguments, job, output)
+            problem = _call_problem(tool, arguments, job, output, records)
             timed_out[0] = problem == hung
         if problem is not None:  # one place: hypothesis tells failures apart by where they are raised
             raise ContractViolation(problem, arguments)
 
     violation = _explore(schema, one_call, job)
     answer: dict[str, Any] = {"status": "verified" if violation is None else "violation", "calls": calls[0]}
-    if violation is not None:
-        answer["violation"] = {"what": violation.what, "arguments": violation.arguments}
     leaked = threading.active_count() - threads_before
     if leaked > 0:
         answer["threads_left"] = leaked
@@ -262,21 +282,35 @@ def _field_values(annotation: Any) -> Any:
     return strategy
 
 
-def _call_problem(tool: Any, arguments: dict[str, Any], job: dict[str, Any], output: OutputCounter) -> str | None:
-    """How one call breaks the contract: an exception, no answer in time, a wrong result, too much
-    printed; None when it keeps it."""
+def _call_problem(
+    tool: Any, arguments: dict[str, Any], job: dict[str, Any], output: OutputCounter, records: Records
+) -> str | None:
+    """How one call breaks the contract, as this process sees it (for hypothesis to shrink): an
+    exception, no answer in time, a wrong result, too much printed; None when it keeps it. The
+    call's raw value goes to ``records`` for the runner to judge."""
     output.taken()
+    record: dict[str, Any] = {"call": True, "arguments": arguments}
     signal.setitimer(signal.ITIMER_REAL, job["timeout"])
     try:
         result = call_tool(tool, arguments)
     except CallTimeout:
+        record["timeout"] = True
+        records.send(record)
         return f"did not answer within {job['timeout']:g} s"
     except Exception as exc:
-        return f"raised {type(exc).__name__}: {_shown(str(exc))}"
+        record["raised"] = f"{type(exc).__name__}: {_shown(str(exc))}"
+        records.send(record)
+        return f"raised {record['raised']}"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     problem = check_result(result)
     printed = output.taken()
+    record.update(type="str" if isinstance(result, str) else type(result).__name__, printed=printed)
+    if isinstance(result, str):
+        record["text"] = str.__str__(result)
+    else:
+        record["shown"] = _shown(result)
+    records.send(record)
     if problem is None and printed > job["output_cap"]:
         problem = f"printed {printed} bytes (cap {job['output_cap']})"
     return problem
@@ -311,20 +345,24 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the job file ``argv[0]``; write the answer JSON to its ``result`` path (not atomically)
-    and return 0. Anything escaping the tool becomes status ``error``."""
+    """Run the job file ``argv[0]``, sending the records on the descriptor ``argv[1]``, and
+    return 0. Anything escaping the tool becomes status ``error``."""
     args = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
-    output = OutputCounter(Path(job["result"]).with_name("output"))
+    records = Records(int(args[1]))
+    output = OutputCounter(Path(args[0]).with_name("output"))
     seal_network(job.get("loopback", False))
     signal.signal(signal.SIGALRM, _on_alarm)
     try:
-        answer = run_job(job, output)
+        answer = run_job(job, output, records)
     except BaseException as exc:  # whatever escaped the tool (a SystemExit, say)
         answer = {"status": "error", "reason": f"{type(exc).__name__}: {_shown(str(exc))}"}
     output.taken()
     answer["output_bytes"] = output.count
-    Path(job["result"]).write_text(json.dumps(answer, default=repr), encoding="utf-8")
+    used = os.times()  # the runner cannot read a sandboxed worker's use from wait4
+    answer["cpu_seconds"] = used.user + used.system + used.children_user + used.children_system
+    answer["end"] = True
+    records.send(answer)
     return 0
 
 
