@@ -34,6 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="text, json, sarif (code scanning) or github (annotations): the tools that broke the contract",
     )
     parser.add_argument("-j", "--jobs", type=job_count, default=1, metavar="N", help="tools verified at a time")
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "namespaces", "seal"),
+        default="auto",
+        help="namespaces: each worker in a bubblewrap sandbox (an error where the OS offers none); seal: a plain "
+        "process with the network sealed in Python; auto (default): namespaces where available, else seal",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,13 +51,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from dispatchguard.verify.discover import verify_targets
-    from dispatchguard.verify.runner import VerifyOptions, verify_tools
+    from dispatchguard.verify.runner import IsolationUnavailable, VerifyOptions, resolve_isolation, verify_tools
 
     config = effective_config(args)
     settings = config.verify
-    options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout)
+    options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout, isolation=args.isolation)
     if options.cases < 1 or options.timeout <= 0:
         raise UsageError("--cases must be at least 1 and --timeout positive")
+    try:
+        level = resolve_isolation(options.isolation)
+    except IsolationUnavailable as exc:
+        raise UsageError(str(exc)) from None
     targets = verify_targets(args.paths, config)
     reports = verify_tools(targets, options, jobs=args.jobs)
     if args.output_format == "json":
@@ -65,10 +76,16 @@ def _run(args: argparse.Namespace) -> int:
     failed = sum(r.failed for r in reports)
     print(
         f"{plural(len(reports), 'tool')} found: {counts['verified']} verified, {failed} broke the contract, "
-        f"{counts['not_built']} not built.",
+        f"{counts['not_built']} not built. Isolation: {_ISOLATION[level]}.",
         file=sys.stderr,
     )
     return 1 if failed else 0
+
+
+_ISOLATION = {
+    "namespaces": "namespaces (bubblewrap: no network, own /proc, writes to its folder only)",
+    "seal": "seal (plain processes, network sealed in Python; see docs/verify.md)",
+}
 
 
 def _as_findings_format(name: str, failed: list[Any]) -> str:
@@ -123,4 +140,5 @@ def _as_json(report: Any) -> dict[str, Any]:
         "threads_left": report.threads_left,
         "cpu_seconds": round(report.cpu_seconds, 3),
         "wall_seconds": round(report.wall_seconds, 3),
+        "isolation": report.isolation,
     }

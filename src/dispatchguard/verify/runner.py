@@ -158,11 +158,11 @@ class _Workers:
             self.alive.pop(process.pid, None)
 
     def stop_all(self) -> None:
-        """Kill every live worker's process group (a sandbox's whole namespace goes with it)."""
+        """Ask every live worker's reaper to end everything below it."""
         with self.lock:
             self.stopping = True
             for pid in list(self.alive):
-                _kill_group(pid)
+                _signal(pid, signal.SIGTERM)
 
     def reset(self) -> None:
         with self.lock:
@@ -172,16 +172,39 @@ class _Workers:
 WORKERS = _Workers()
 
 
-def _kill_group(pid: int) -> None:
+#: Seconds a reaper gets to end what is below it before its whole group is killed.
+REAPER_SECONDS = 10.0
+
+
+def _signal(pid: int, signum: int) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGCONT)  # a stopped reaper could not act on the signal
+        os.kill(pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _stop(process: subprocess.Popen[bytes]) -> tuple[int, Any]:
+    """End a worker that is still running: its reaper kills everything below it (a sandbox's
+    namespace included) and exits; its group is killed if it does not within ``REAPER_SECONDS``.
+    Returns the reaper's wait status and resource use."""
+    _signal(process.pid, signal.SIGTERM)
+    with _exit_event(process.pid) as exited:
+        if not select.select([exited], [], [], REAPER_SECONDS)[0]:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return status, usage
 
 
 def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | None = None) -> ToolReport:
     """Run one tool's worker and judge the raw values it sent."""
     level = isolation or resolve_isolation(options.isolation)
+    if target.kind == "listed" and target.label not in options.factories:
+        return ToolReport(target, "not_built", target.reason or "", isolation=level)
     with tempfile.TemporaryDirectory(prefix="dispatchguard-verify-") as folder:
         home = Path(folder)
         job = {
@@ -203,6 +226,7 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
         command = [sys.executable, "-m", "dispatchguard.verify.worker", str(home / "job.json"), str(write_end)]
         if level == "namespaces":
             command = sandbox.command(command, home, share_network=options.loopback)
+        command = [sys.executable, "-m", "dispatchguard.verify.reaper", *command]
         started = time.monotonic()
         try:
             process = WORKERS.start(
@@ -219,9 +243,8 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
         try:
             status, cpu, data = _wait(process, read_end, limit)
         finally:
-            _kill_group(process.pid)  # whatever the tool started in the worker's group ends with it
-            if process.returncode is None:  # interrupted: reap it before its folder goes
-                process.wait()
+            if process.returncode is None:  # interrupted: end it before its folder goes
+                _stop(process)
             WORKERS.done(process)
             os.close(read_end)
         wall = time.monotonic() - started
@@ -247,7 +270,7 @@ def judge(
             break
     end = records[-1] if records and isinstance(records[-1], dict) and records[-1].get("end") else None
     if records is None or end is None or not all(isinstance(r, dict) for r in records):
-        if level == "namespaces" and 128 < status < 128 + signal.NSIG:  # bwrap passes a signal on as 128 + N
+        if 128 < status < 128 + signal.NSIG:  # the reaper (and bwrap) pass a signal on as 128 + N
             status = 128 - status
         how = f"killed by signal {-status}" if status < 0 else f"exited with code {status}"
         what = "without its verdict" if records is not None else "after writing records that are not JSON"
@@ -319,9 +342,7 @@ def _wait(process: subprocess.Popen[bytes], records: int, limit: float) -> tuple
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                _kill_group(process.pid)
-                _, status, usage = os.wait4(process.pid, 0)
-                process.returncode = -9
+                _, usage = _stop(process)
                 return None, usage.ru_utime + usage.ru_stime, b""
             ready, _, _ = select.select(watched, [], [], left)
             if records in ready and not _drain(records, chunks):

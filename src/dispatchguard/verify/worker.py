@@ -49,8 +49,12 @@ class CallTimeout(BaseException):
 
 
 def seal_network(allow_loopback: bool) -> None:
-    """Refuse every connection (and name lookup) that is not to loopback, when allowed, at the
-    socket module: a tool that needs the internet must answer JSON text anyway."""
+    """Refuse every connection, datagram and name lookup that is not to loopback (when allowed)
+    or a Unix socket, in Python: ``socket.socket``'s ``connect``, ``connect_ex``, ``sendto`` and
+    ``sendmsg``, the same on ``_socket.socket`` (replaced by a sealed subclass), and the
+    resolver functions of both modules. Code in C that opens its own sockets is not covered;
+    the namespace sandbox covers it (see docs/verify.md)."""
+    import _socket
 
     def allowed(host: object) -> bool:
         return allow_loopback and str(host).startswith(_LOOPBACK)
@@ -58,31 +62,52 @@ def seal_network(allow_loopback: bool) -> None:
     def refuse(host: object) -> None:
         raise OSError(f"network sealed by dispatchguard verify: {host}")
 
-    original_connect = socket.socket.connect
-    original_connect_ex = socket.socket.connect_ex
-    original_getaddrinfo = socket.getaddrinfo
-
-    def connect(self: socket.socket, address: Any) -> None:
+    def check(sock: Any, address: Any) -> None:
+        if address is None or sock.family == getattr(socket, "AF_UNIX", None):
+            return
         host = address[0] if isinstance(address, tuple) else address
-        if self.family == getattr(socket, "AF_UNIX", None) or allowed(host):
-            return original_connect(self, address)
-        refuse(host)
+        if not allowed(host):
+            refuse(host)
 
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family == getattr(socket, "AF_UNIX", None) or allowed(host):
-            return original_connect_ex(self, address)
-        refuse(host)
-        return 1  # pragma: no cover - refuse raised
+    def sealed(cls: type) -> dict[str, Any]:
+        connect, connect_ex, sendto, sendmsg = cls.connect, cls.connect_ex, cls.sendto, getattr(cls, "sendmsg", None)
 
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host is None or allowed(host):
-            return original_getaddrinfo(host, *args, **kwargs)
-        refuse(host)
+        def sealed_connect(self: Any, address: Any) -> None:
+            check(self, address)
+            return connect(self, address)
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
-    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+        def sealed_connect_ex(self: Any, address: Any) -> int:
+            check(self, address)
+            return connect_ex(self, address)
+
+        def sealed_sendto(self: Any, data: Any, *args: Any) -> int:
+            check(self, args[-1])
+            return sendto(self, data, *args)
+
+        def sealed_sendmsg(self: Any, buffers: Any, *args: Any) -> int:
+            check(self, args[2] if len(args) > 2 else None)  # (ancdata, flags, address)
+            return sendmsg(self, buffers, *args)  # type: ignore[misc]
+
+        methods = {"connect": sealed_connect, "connect_ex": sealed_connect_ex, "sendto": sealed_sendto}
+        if sendmsg is not None:
+            methods["sendmsg"] = sealed_sendmsg
+        return methods
+
+    def resolver(original: Any) -> Any:
+        def resolve(host: Any, *args: Any, **kwargs: Any) -> Any:
+            if host is not None and not allowed(host if not isinstance(host, tuple) else host[0]):
+                refuse(host)
+            return original(host, *args, **kwargs)
+
+        return resolve
+
+    for name, method in sealed(socket.socket).items():
+        setattr(socket.socket, name, method)
+    _socket.socket = _socket.SocketType = type("socket", (_socket.socket,), sealed(_socket.socket))  # type: ignore[misc]
+    for module in (socket, _socket):
+        for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo"):
+            if hasattr(module, name):
+                setattr(module, name, resolver(getattr(module, name)))
 
 
 class OutputCounter:
@@ -115,7 +140,7 @@ def build(job: dict[str, Any]) -> Any:
         module_name, _, function = factory.partition(":")
         return _attribute(importlib.import_module(module_name), function)()
     module = importlib.import_module(job["module"])
-    value = getattr(module, job["name"])
+    value = _attribute(module, job["name"])  # ``Class.member`` for a tool a class body binds
     if job["kind"] == "entry":
         return value[job["key"]]
     return value() if job["kind"] == "class" else value
