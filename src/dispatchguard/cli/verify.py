@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from dispatchguard.cli.common import UsageError, effective_config, job_count, plural, run_guarded
+from dispatchguard.cli.common import UsageError, effective_config, job_count, plural, require_paths, run_guarded
 
 HELP = "run the project's tools and check that every call answers JSON text"
 
@@ -53,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     from dispatchguard.verify.discover import verify_targets
     from dispatchguard.verify.runner import IsolationUnavailable, VerifyOptions, resolve_isolation, verify_tools
 
+    require_paths(args.paths)
     config = effective_config(args)
     settings = config.verify
     options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout, isolation=args.isolation)
