@@ -1,11 +1,12 @@
-"""The first process of every worker: ``python -m dispatchguard.verify.reaper COMMAND ...``.
+"""The first process of every worker: ``python -m dispatchguard.verify.reaper ALIVE COMMAND ...``.
 
 It runs ``COMMAND`` (the worker, or bubblewrap starting it) as its child and, on Linux, is the
 *subreaper* of everything below it (``PR_SET_CHILD_SUBREAPER``): a process the tool starts is
 reparented to it when its parent ends, however it detached (``setsid``, a double fork). When the
 command ends, or on SIGTERM or SIGINT, it kills every process left below it and waits for each,
-then exits with the command's status (``128 + N`` when a signal N ended it). So when the runner
-sees this process end, nothing the tool started is left running. Standard library only; it
+then exits with the command's status (``128 + N`` when a signal N ended it). It alone holds the
+descriptor ``ALIVE`` (the write end of a pipe, closed in the command): the runner sees the pipe's
+end when this process has ended, and then nothing the tool started is left running. Standard library only; it
 imports nothing of the project.
 """
 
@@ -73,7 +74,9 @@ def kill_all(group: int | None) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Run ``argv``; end everything below this process; return the command's status."""
+    """Run ``argv[1:]`` (``argv[0]``: the descriptor only this process keeps); end everything
+    below this process; return the command's status."""
+    alive, argv = int(argv[0]), argv[1:]
     become_subreaper()
     child = 0
 
@@ -87,11 +90,14 @@ def main(argv: list[str]) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.setpgid(0, 0)
+        os.close(alive)
         try:
             os.execvp(argv[0], argv)
         finally:
             os._exit(127)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)  # the worker's pipe is its own
+    top = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024
+    os.closerange(3, alive)  # the worker's pipe is its own
+    os.closerange(alive + 1, top)
     while True:
         try:
             pid, status = os.waitpid(child, 0)

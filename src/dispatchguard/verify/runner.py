@@ -184,17 +184,19 @@ def _signal(pid: int, signum: int) -> None:
         pass
 
 
-def _stop(process: subprocess.Popen[bytes]) -> tuple[int, Any]:
+def _stop(process: subprocess.Popen[bytes], alive: int) -> tuple[int, Any]:
     """End a worker that is still running: its reaper kills everything below it (a sandbox's
-    namespace included) and exits; its group is killed if it does not within ``REAPER_SECONDS``.
-    Returns the reaper's wait status and resource use."""
+    namespace included) and exits (``alive`` reaches its end); its group is killed if it does not
+    within ``REAPER_SECONDS``. Returns the reaper's wait status and resource use."""
     _signal(process.pid, signal.SIGTERM)
-    with _exit_event(process.pid) as exited:
-        if not select.select([exited], [], [], REAPER_SECONDS)[0]:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+    deadline = time.monotonic() + REAPER_SECONDS
+    while select.select([alive], [], [], max(0.0, deadline - time.monotonic()))[0] and _drain(alive, []):
+        pass  # nothing is written on it: readable means its end
+    if time.monotonic() >= deadline:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     return status, usage
@@ -223,10 +225,12 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
         (home / "job.json").write_text(json.dumps(job), encoding="utf-8")
         limit = STARTUP_SECONDS + options.cases * options.timeout * 2
         read_end, write_end = os.pipe()
+        alive_end, alive = os.pipe()  # held by the reaper alone: its end is the reaper's exit
+        os.set_blocking(alive_end, False)
         command = [sys.executable, "-m", "dispatchguard.verify.worker", str(home / "job.json"), str(write_end)]
         if level == "namespaces":
             command = sandbox.command(command, home, share_network=options.loopback)
-        command = [sys.executable, "-m", "dispatchguard.verify.reaper", *command]
+        command = [sys.executable, "-m", "dispatchguard.verify.reaper", str(alive), *command]
         started = time.monotonic()
         try:
             process = WORKERS.start(
@@ -236,17 +240,23 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(write_end,),
+                pass_fds=(write_end, alive),
             )
+        except BaseException:
+            os.close(read_end)
+            os.close(alive_end)
+            raise
         finally:
             os.close(write_end)
+            os.close(alive)
         try:
-            status, cpu, data = _wait(process, read_end, limit)
+            status, cpu, data = _wait(process, read_end, alive_end, limit)
         finally:
             if process.returncode is None:  # interrupted: end it before its folder goes
-                _stop(process)
+                _stop(process, alive_end)
             WORKERS.done(process)
             os.close(read_end)
+            os.close(alive_end)
         wall = time.monotonic() - started
     if status is None:
         return ToolReport(target, "hung", f"no answer in {limit:g} s: the worker was killed", wall_seconds=wall,
@@ -331,27 +341,28 @@ def _shown(text: str) -> str:
     return shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 3] + "..."
 
 
-def _wait(process: subprocess.Popen[bytes], records: int, limit: float) -> tuple[int | None, float, bytes]:
+def _wait(process: subprocess.Popen[bytes], records: int, alive: int, limit: float) -> tuple[int | None, float, bytes]:
     """(exit status, or None when it had to be killed; the CPU seconds it used; what it sent on
-    ``records``), waiting on the process and the pipe together, never on a timer."""
+    ``records``), waiting on the pipe and on the end of ``alive`` (the reaper's exit) together,
+    never on a timer."""
     deadline = time.monotonic() + limit
     chunks: list[bytes] = []
     os.set_blocking(records, False)
-    with _exit_event(process.pid) as exited:
-        watched = [records, exited]
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                _, usage = _stop(process)
-                return None, usage.ru_utime + usage.ru_stime, b""
-            ready, _, _ = select.select(watched, [], [], left)
-            if records in ready and not _drain(records, chunks):
-                watched = [exited]  # every writer closed it: the exit comes next
-            if exited in ready:
-                _, status, usage = os.wait4(process.pid, 0)
-                _drain(records, chunks)  # what is left (a child of the tool may hold the pipe open)
-                process.returncode = os.waitstatus_to_exitcode(status)
-                return process.returncode, usage.ru_utime + usage.ru_stime, b"".join(chunks)
+    watched = [records, alive]
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            _, usage = _stop(process, alive)
+            return None, usage.ru_utime + usage.ru_stime, b""
+        ready, _, _ = select.select(watched, [], [], left)
+        if records in ready and not _drain(records, chunks):
+            watched.remove(records)  # every writer closed it: the exit comes next
+        if alive in ready and not _drain(alive, []):
+            _, status, usage = os.wait4(process.pid, 0)
+            if records in watched:
+                _drain(records, chunks)  # what is left (nothing below the reaper holds it any more)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, usage.ru_utime + usage.ru_stime, b"".join(chunks)
 
 
 def _drain(fd: int, chunks: list[bytes]) -> bool:
@@ -364,16 +375,6 @@ def _drain(fd: int, chunks: list[bytes]) -> bool:
         if not chunk:
             return False
         chunks.append(chunk)
-
-
-@contextmanager
-def _exit_event(pid: int) -> Iterator[int]:
-    """A file descriptor that becomes readable when ``pid`` exits (a pidfd)."""
-    fd = os.pidfd_open(pid)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
 
 
 def verify_tools(
