@@ -298,7 +298,7 @@ def judge(
         "wall_seconds": wall,
         "isolation": level,
     }
-    if end.get("status") in ("not_built", "error"):
+    if end.get("status") in ("not_built", "error", "crashed"):
         return ToolReport(target, end["status"], str(end.get("reason", "")), **common)
     failing = None
     for record in calls:
