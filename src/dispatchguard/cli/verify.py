@@ -5,8 +5,8 @@ module level), each built and called in a worker process of its own with argumen
 its argument schema (hypothesis, fixed seed), the network sealed, HOME and TMPDIR redirected and
 the environment's secrets left out. Exit status: 0 every tool that could be built kept the
 contract, 1 a tool broke it (or hung, or crashed), 2 usage or configuration error. Defaults come
-from `[tool.dispatchguard.verify]`. Run it from the project's environment: the workers import
-the project's code with this interpreter.
+from `[tool.dispatchguard.verify]`. The tools run under the project's interpreter (`--python`, the
+`python` setting, or the environment `check` finds), dispatchguard from its own.
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-j", "--jobs", type=job_count, default=1, metavar="N", help="tools verified at a time")
     parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter (or environment folder) that runs the tools; dispatchguard runs from its own "
+        "(default: the python setting, VIRTUAL_ENV, or a .venv or venv at the project root, as check finds it)",
+    )
+    parser.add_argument(
         "--isolation",
         choices=("auto", "namespaces", "seal"),
         default="auto",
@@ -51,12 +57,24 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from dispatchguard.verify.discover import verify_targets
-    from dispatchguard.verify.runner import IsolationUnavailable, VerifyOptions, resolve_isolation, verify_tools
+    from dispatchguard.verify.runner import (
+        IsolationUnavailable,
+        VerifyOptions,
+        project_interpreter,
+        resolve_isolation,
+        verify_tools,
+    )
 
     require_paths(args.paths)
     config = effective_config(args)
     settings = config.verify
-    options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout, isolation=args.isolation)
+    try:
+        python = project_interpreter(args.python, config)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    options = VerifyOptions.from_settings(
+        settings, cases=args.cases, timeout=args.timeout, isolation=args.isolation, python=python
+    )
     if options.cases < 1 or options.timeout <= 0:
         raise UsageError("--cases must be at least 1 and --timeout positive")
     try:
@@ -77,7 +95,8 @@ def _run(args: argparse.Namespace) -> int:
     failed = sum(r.failed for r in reports)
     print(
         f"{plural(len(reports), 'tool')} found: {counts['verified']} verified, {failed} broke the contract, "
-        f"{counts['not_built']} not built. Isolation: {_ISOLATION[level]}.",
+        f"{counts['not_built']} not built. Isolation: {_ISOLATION[level]}."
+        + (f" Tools run by {python}." if python else ""),
         file=sys.stderr,
     )
     return 1 if failed else 0

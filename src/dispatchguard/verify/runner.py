@@ -46,7 +46,8 @@ class VerifyOptions:
     bytes printed per call; ``examples`` (tool label -> argument dicts) are tried first;
     ``pass_env`` names variables a worker may see; ``loopback`` allows connections to it;
     ``factories`` (tool label -> ``module:function``) build the tools that need arguments;
-    ``isolation`` is ``auto`` (namespaces where the OS offers them), ``namespaces`` or ``seal``."""
+    ``isolation`` is ``auto`` (namespaces where the OS offers them), ``namespaces`` or ``seal``;
+    ``python`` the interpreter that runs the tools' processes (None: this one)."""
 
     cases: int = 10
     timeout: float = 5.0
@@ -56,6 +57,7 @@ class VerifyOptions:
     loopback: bool = False
     factories: dict[str, str] = field(default_factory=dict)
     isolation: str = "auto"
+    python: str | None = None
 
     @classmethod
     def from_settings(
@@ -65,6 +67,7 @@ class VerifyOptions:
         cases: int | None = None,
         timeout: float | None = None,
         isolation: str | None = None,
+        python: str | None = None,
     ) -> VerifyOptions:
         """The options of ``[tool.dispatchguard.verify]`` (``LintConfig.verify``), with the command
         line's ``cases``, ``timeout`` and ``isolation`` over them."""
@@ -77,6 +80,7 @@ class VerifyOptions:
             loopback=settings.loopback,
             factories=dict(settings.factories),
             isolation=isolation or "auto",
+            python=python,
         )
 
 
@@ -117,6 +121,35 @@ def resolve_isolation(asked: str) -> str:
     if asked == "namespaces":
         raise IsolationUnavailable(f"isolation 'namespaces' is not available here: {problem}")
     return "seal"
+
+
+def project_interpreter(explicit: str | None, config: Any) -> str | None:
+    """The interpreter that runs the tools' processes: ``explicit`` (``--python``: an interpreter
+    or an environment folder), else the ``python`` setting, else the project's environment as
+    ``check`` finds it (``VIRTUAL_ENV``, a ``.venv`` or ``venv`` at the root); None when that is
+    this interpreter's own environment or none is found. ValueError when ``explicit`` names none."""
+    from dispatchguard.lint.environment import find_environment
+
+    if explicit is not None:
+        python = _interpreter(Path(explicit))
+        if python is None:
+            raise ValueError(f"--python {explicit}: no Python interpreter there")
+    else:
+        setting = getattr(config, "python", None)
+        if setting is False:
+            return None
+        found, _ = find_environment(Path(config.root), setting if isinstance(setting, str) else None)
+        python = _interpreter(found.prefix) if found is not None else None
+    if python is None or Path(python).resolve().parent.parent == Path(sys.prefix).resolve():
+        return None
+    return python
+
+
+def _interpreter(path: Path) -> str | None:
+    for candidate in (path, path / "bin" / "python", path / "bin" / "python3", path / "Scripts" / "python.exe"):
+        if candidate.is_file():
+            return os.path.abspath(candidate)
+    return None
 
 
 def worker_environment(home: Path, options: VerifyOptions) -> dict[str, str]:
@@ -221,6 +254,7 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
             "output_cap": options.output_cap,
             "examples": options.examples.get(target.label, []),
             "loopback": options.loopback,
+            "python": options.python,
         }
         (home / "job.json").write_text(json.dumps(job), encoding="utf-8")
         limit = STARTUP_SECONDS + options.cases * options.timeout * 2

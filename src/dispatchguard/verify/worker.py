@@ -260,11 +260,15 @@ def tool_side(job: dict[str, Any], channel: Channel, output: OutputCounter) -> N
     except BaseException as exc:  # whatever the project raises, the run goes on
         channel.send({"not_built": f"{type(exc).__name__}: {exc}"})
         return
-    model = argument_schema(tool)
-    if model is None:
+    try:
+        model = argument_schema(tool)
+        schema = None if model is None else json_schema_of(model)
+    except ImportError:  # a project without pydantic: the signature's annotations, read here
+        model, schema = None, signature_schema(tool)
+    if schema is None:
         channel.send({"not_built": "no argument schema (args_schema or an annotated signature)"})
         return
-    channel.send({"schema": json_schema_of(model)})
+    channel.send({"schema": schema})
     threads_before = threading.active_count()
     while True:
         request = channel.receive()
@@ -307,8 +311,57 @@ def _field_schema(annotation: Any) -> dict[str, Any]:
     return schema if isinstance(schema, dict) else {}
 
 
+def signature_schema(tool: Any) -> dict[str, Any] | None:
+    """The JSON Schema of a tool's arguments from the signature of its ``_run`` (or of the tool),
+    without pydantic: ``str``, ``int``, ``float``, ``bool``, ``None``, lists, dicts, unions,
+    ``Literal``; any JSON value for the rest."""
+    import inspect
+
+    target = getattr(tool, "_run", tool)
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    properties: dict[str, Any] = {}
+    required = []
+    for p in parameters:
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or p.name in ("self", "run_manager"):
+            continue
+        properties[p.name] = _annotation_schema(p.annotation, getattr(target, "__globals__", {}))
+        if p.default is p.empty:
+            required.append(p.name)
+    return {"type": "object", "properties": properties, "required": required}
+
+
+_SIMPLE_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null",
+                 list: "array", tuple: "array", set: "array", dict: "object"}  # fmt: skip
+
+
+def _annotation_schema(annotation: Any, names: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(annotation, str):  # ``from __future__ import annotations``
+        try:
+            annotation = eval(annotation, {**vars(typing), **names})  # the tool's process runs the project anyway
+        except Exception:
+            return {}
+    if annotation in _SIMPLE_TYPES:
+        return {"type": _SIMPLE_TYPES[annotation]}
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, tuple, set, frozenset):
+        return {"type": "array", "items": _annotation_schema(arguments[0], names) if arguments else {}}
+    if origin is dict:
+        return {"type": "object"}
+    if origin is typing.Union or (origin is not None and origin is getattr(types, "UnionType", None)):
+        return {"anyOf": [_annotation_schema(a, names) for a in arguments]}
+    if origin is typing.Literal:
+        return {"enum": list(arguments)}
+    return {}
+
+
 def _accepted(model: Any, values: Any) -> dict[str, Any] | None:
-    """The arguments as the tool's schema reads them (JSON values), None when it refuses them."""
+    """The arguments as the tool's schema reads them (JSON values), None when it refuses them;
+    as they are without a model (no pydantic in the project)."""
+    if model is None:
+        return values if isinstance(values, dict) else None
     from pydantic import ValidationError
 
     try:
@@ -613,20 +666,44 @@ def _undumpable() -> None:
             pass
 
 
+def _start_tool_process(python: str, job_path: Path, sock: socket.socket) -> int:
+    """Start the tool's process under ``python`` (the project's interpreter), with nothing of this
+    environment on its path but this package (a link to it in the worker's folder): it needs
+    only the standard library and the project."""
+    import subprocess
+
+    folder = job_path.parent / "dispatchguard-path"
+    folder.mkdir(exist_ok=True)
+    link = folder / "dispatchguard"
+    if not link.exists():
+        link.symlink_to(Path(__file__).resolve().parents[1], target_is_directory=True)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PYTHONPATH"] = str(folder)
+    fd = sock.fileno()
+    command = [python, "-m", "dispatchguard.verify.worker", "--tool", str(job_path), str(fd)]
+    return subprocess.Popen(command, pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL).pid
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the job file ``argv[0]``: fork the tool's process (which alone imports the project),
     drive its calls, relay every call's record and then the closing record on the descriptor
     ``argv[1]``, which the tool's process never holds. Return 0."""
     args = sys.argv[1:] if argv is None else argv
+    if args[0] == "--tool":  # the tool's process under the project's interpreter (``--python``)
+        tool_path = Path(args[1])
+        _tool_process(_loads(tool_path.read_text(encoding="utf-8")), tool_path, socket.socket(fileno=int(args[2])))
     job_path = Path(args[0])
     job = _loads(job_path.read_text(encoding="utf-8"))
     records = Records(int(args[1]))
     ours, theirs = socket.socketpair()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the tool's process, measured through its records
-        ours.close()
-        os.close(records.fd)
-        _tool_process(job, job_path, theirs)
+    if job.get("python"):
+        pid = _start_tool_process(job["python"], job_path, theirs)
+    else:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the tool's process, measured through its records
+            ours.close()
+            os.close(records.fd)
+            _tool_process(job, job_path, theirs)
     theirs.close()
     _undumpable()
     try:
