@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test venv editors lint bench clean
+.PHONY: demo test venv editors sandbox lint bench clean
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ demo: $(DEMO_STAMP)
 # pytest-cov starts measuring, which left the package's import unmeasured (module-not-measured).
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
-test: $(STAMP) editors
+test: $(STAMP) editors sandbox
 	@echo "== ruff (the configuration in pyproject.toml)"
 	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
@@ -51,6 +51,14 @@ editors:
 	@command -v nvim >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null 2>&1; } \
 		|| echo "== nvim could not be installed: the Neovim test will be skipped"
+
+# Debian's bubblewrap, the namespace sandbox of `dispatchguard verify` (tests/verify/test_isolation.py
+# runs each attack under it and under the fallback seal), installed only when running as root (CI);
+# where it cannot be installed the namespace half of those tests says it is skipped.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null 2>&1; } \
+		|| echo "== bwrap could not be installed: the namespace sandbox tests will be skipped"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
