@@ -204,10 +204,24 @@ class _NoRecorder:
 _OFF = _NoRecorder()
 
 
-class _ChatRecorder(_NoRecorder):
+class _SpanRecorder(_NoRecorder):
+    """Records on one span; an exception ends it failed unless the recorder already said why."""
+
     def __init__(self, span: Any) -> None:
         self.span = span
+        self.failed = False
 
+    def fail(self, description: str | None, error_type: str) -> None:
+        self.failed = True
+        self.span.set_attribute("error.type", error_type)
+        _error_status(self.span, description)
+
+    def raised(self, exc: BaseException) -> None:
+        if not self.failed:
+            self.fail(str(exc) or type(exc).__name__, type(exc).__qualname__)
+
+
+class _ChatRecorder(_SpanRecorder):
     def reply(self, reply: Any) -> None:
         """Response facts of a :class:`~dispatchguard.agent.llm.ModelReply` (or plain text)."""
         span = self.span
@@ -225,22 +239,18 @@ class _ChatRecorder(_NoRecorder):
             span.set_attribute("gen_ai.response.finish_reasons", [finish])
 
 
-def _failing(span: Any, exc: BaseException) -> None:
-    span.set_attribute("error.type", type(exc).__qualname__)
-    _error_status(span, str(exc) or type(exc).__name__)
-
-
 @contextlib.contextmanager
-def _span(name: str, kind: str, attributes: dict[str, Any], recorder: Any = None,
+def _span(name: str, kind: str, attributes: dict[str, Any], recorder: type[_SpanRecorder] = _SpanRecorder,
           context: Any = None) -> Iterator[Any]:
     api = STATE.api
     with STATE.tracer.start_as_current_span(name, context=context, kind=getattr(api.SpanKind, kind),
                                             attributes=attributes, record_exception=True,
                                             set_status_on_exception=False) as span:
+        record = recorder(span)
         try:
-            yield recorder(span) if recorder is not None else span
+            yield record
         except BaseException as exc:
-            _failing(span, exc)
+            record.raised(exc)
             raise
 
 
@@ -260,18 +270,14 @@ def chat_span(llm: Any) -> contextlib.AbstractContextManager[Any]:
     return _span(f"chat {model}" if model else "chat", "CLIENT", attributes, _ChatRecorder)
 
 
-class _AgentRecorder(_NoRecorder):
-    def __init__(self, span: Any) -> None:
-        self.span = span
-
+class _AgentRecorder(_SpanRecorder):
     def result(self, result: Any) -> None:
         """The run's stop reason and step count; an ``llm_error`` stop marks the span failed."""
         stop = getattr(result, "stop_reason", None)
         self.span.set_attribute("dispatchguard.agent.stop_reason", str(stop))
         self.span.set_attribute("dispatchguard.agent.steps", int(getattr(result, "steps", 0)))
         if stop == "llm_error":
-            self.span.set_attribute("error.type", "llm_error")
-            _error_status(self.span, str(getattr(result, "response", "")))
+            self.fail(str(getattr(result, "response", "")), "llm_error")
 
 
 def agent_span(llm: Any) -> contextlib.AbstractContextManager[Any]:
@@ -286,16 +292,14 @@ def agent_span(llm: Any) -> contextlib.AbstractContextManager[Any]:
     return _span("invoke_agent", "INTERNAL", attributes, _AgentRecorder)
 
 
-class _ServerRecorder(_NoRecorder):
-    def __init__(self, span: Any) -> None:
-        self.span = span
-
+class _ServerRecorder(_SpanRecorder):
     def status(self, code: int) -> None:
         """The HTTP status of the response; 5xx marks the span failed."""
         self.span.set_attribute("http.response.status_code", code)
         if code >= 500:
-            self.span.set_attribute("error.type", str(code))
-            _error_status(self.span, None)
+            self.fail(None, str(code))
+        else:
+            self.failed = True  # an HTTPException below 500 is an answer, not a failure of the span
 
 
 def server_span(method: str, route: str, headers: Mapping[str, str]) -> contextlib.AbstractContextManager[Any]:
@@ -318,10 +322,7 @@ def current_context() -> Any:
     return context.get_current()
 
 
-class _McpClientRecorder(_NoRecorder):
-    def __init__(self, span: Any) -> None:
-        self.span = span
-
+class _McpClientRecorder(_SpanRecorder):
     def meta(self) -> dict[str, Any] | None:
         """The request's ``_meta`` entries carrying this span's W3C trace context."""
         carrier: dict[str, Any] = {}
@@ -353,4 +354,4 @@ def mcp_server_span(tool: str, meta: Mapping[str, Any] | None, request_id: Any =
                                   "gen_ai.operation.name": "execute_tool"}
     if request_id is not None:
         attributes["jsonrpc.request.id"] = str(request_id)
-    return _span(f"tools/call {tool}", "SERVER", attributes, None, parent)
+    return _span(f"tools/call {tool}", "SERVER", attributes, _SpanRecorder, parent)
