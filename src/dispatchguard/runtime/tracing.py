@@ -304,8 +304,11 @@ class _ServerRecorder(_SpanRecorder):
 
 def server_span(method: str, route: str, headers: Mapping[str, str]) -> contextlib.AbstractContextManager[Any]:
     """The SERVER span of an HTTP request (``{method} {route}``), child of the W3C trace context
-    in ``headers`` when there is one; yields a recorder whose ``status(code)`` sets the answer."""
-    if STATE.tracer is None:
+    in ``headers`` when there is one; yields a recorder whose ``status(code)`` sets the answer.
+
+    None when the web framework's own telemetry (FastAPI's native tracing, an ASGI
+    instrumentation) already records the request's span: the run's spans go under that one."""
+    if STATE.tracer is None or STATE.api.get_current_span().is_recording():
         return contextlib.nullcontext(_OFF)
     parent = STATE.propagate.extract(headers)
     attributes = {"http.request.method": method, "http.route": route, "url.path": route}
