@@ -160,6 +160,8 @@ def test_the_action_installs_its_checkout_offline_and_annotates(runner, tmp_path
     schema = json.loads((DATA / "sarif-2.1.0-subset.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(log, schema)
     assert len(log["runs"][0]["results"]) == 5  # the two silenced ones are listed as suppressed
+    print(f"check step: exit {done.returncode}; annotations: {annotations}; SARIF: "
+          f"{len(log['runs'][0]['results'])} results, schema-valid")
 
     (project / "app" / "agent.py").write_text("", encoding="utf-8")
     (project / "app" / "tools.py").write_text("", encoding="utf-8")
