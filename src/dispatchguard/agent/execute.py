@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import threading
 from collections.abc import Mapping, Sequence
@@ -142,7 +143,8 @@ def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str
 
     # the caller's context variables go with the call (its trace context: the tool's span is a child)
     context_copy = contextvars.copy_context()
-    threading.Thread(target=context_copy.run, args=(work,), name="dispatchguard-tool", daemon=True).start()
+    threading.Thread(target=functools.partial(context_copy.run, work), name="dispatchguard-tool",
+                     daemon=True).start()
     return future
 
 
