@@ -159,3 +159,18 @@ def test_instrument_without_the_package_names_the_extra():
             "    print(exc)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'dispatchguard[otel]'" in out.stdout
+
+
+def test_captured_arguments_of_every_payload_form(traced, _providers):
+    import dispatchguard
+    from dispatchguard import ToolAction
+
+    dispatchguard.instrument(capture_content=True, tracer_provider=_providers[2], meter_provider=_providers[3])
+    assert dispatchguard.runtime.tracing.is_instrumented()
+    reg = registry()
+    text = '{"name": "add", "args": {"a": 1, "b": 2}}'
+    dispatch_tool(text, registry=reg)
+    dispatch_tool(ToolAction(name="add", args={"a": 2, "b": 2}), registry=reg)
+    dispatch_tool({"name": "add"}, registry=reg)  # no args at all: nothing to capture
+    arguments = [span.attributes.get("gen_ai.tool.call.arguments") for span in traced.spans()]
+    assert arguments == [text, '{"a": 2, "b": 2}', None]
