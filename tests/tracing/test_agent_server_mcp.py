@@ -119,6 +119,19 @@ def test_the_chat_request_is_the_parent_and_follows_the_callers_traceparent(trac
     assert traced.one("execute_tool add").context.trace_id == request.context.trace_id
 
 
+def test_a_direct_chat_request_is_a_chat_span_under_the_request(traced, llm_server, serve):
+    from dispatchguard.server import create_app
+
+    llm_server.set_script(["Hello."])
+    llm = OpenAICompatibleLLM(base_url=llm_server.base_url, model="scripted")
+    base = serve(create_app(tools(), llm))
+    answer = httpx.post(f"{base}/chat", json={"message": "hi", "mode": "chat"}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    request, chat = traced.one("POST /chat"), traced.one("chat scripted")
+    assert chat.parent.span_id == request.context.span_id
+    assert traced.named("invoke_agent") == []
+
+
 def test_a_chat_request_the_model_fails_is_a_502_span(traced, llm_server, serve):
     from dispatchguard.server import create_app
 

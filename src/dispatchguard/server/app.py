@@ -39,7 +39,7 @@ from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
 from dispatchguard.agent.execute import CancelToken
 from dispatchguard.agent.llm import acomplete
 from dispatchguard.agent.loop import arun_tool_loop
-from dispatchguard.runtime.tracing import server_span
+from dispatchguard.runtime.tracing import chat_span, server_span
 from dispatchguard.server.state import RequestState, StateUnavailable, request_state_from_environment
 
 log = logging.getLogger(__name__)
@@ -275,7 +275,8 @@ def create_app(
         messages = [{"role": "system", "content": system_prompt},
                     {"role": "user", "content": body.message}]
         try:
-            response = await until_cancelled(acomplete(llm, messages), token)
+            with chat_span(llm):
+                response = await until_cancelled(acomplete(llm, messages), token)
         except RunCancelled as cancelled:
             return f"Cancelled: {cancelled.reason}", [], 1, "cancelled"
         except Exception as exc:
