@@ -174,3 +174,47 @@ def test_captured_arguments_of_every_payload_form(traced, _providers):
     dispatch_tool({"name": "add"}, registry=reg)  # no args at all: nothing to capture
     arguments = [span.attributes.get("gen_ai.tool.call.arguments") for span in traced.spans()]
     assert arguments == [text, '{"a": 2, "b": 2}', None]
+
+
+def test_a_cancelled_dispatch_ends_its_span_failed_and_the_context_restored(traced, tracer):
+    from opentelemetry import trace
+
+    reg = ToolRegistry()
+    events: dict = {}
+
+    @reg.tool()
+    async def wait() -> str:
+        """Waits until cancelled."""
+        events["started"].set()
+        await asyncio.Event().wait()
+        return "never"
+
+    async def main() -> None:
+        events["started"] = asyncio.Event()
+        task = asyncio.create_task(adispatch_tool({"name": "wait", "args": {}}, registry=reg))
+        await events["started"].wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with tracer.start_as_current_span("caller") as caller:
+        asyncio.run(main())
+        assert trace.get_current_span() is caller
+    span = traced.one("execute_tool wait")
+    assert span.attributes["error.type"] == "CancelledError"
+    assert span.status.status_code.name == "ERROR"
+    assert span.parent.span_id == caller.get_span_context().span_id
+
+
+def test_a_hostile_action_or_context_does_not_break_the_never_raises_contract(traced, _providers):
+    import dispatchguard
+
+    class Hostile(dict):
+        def get(self, *args):
+            raise RuntimeError("no")
+
+    dispatchguard.instrument(capture_content=True, tracer_provider=_providers[2], meter_provider=_providers[3])
+    reg = registry()
+    text = dispatch_tool(Hostile(name="add", args={"a": 1, "b": 2}), registry=reg, context=Hostile())
+    assert isinstance(text, str)
+    assert len(traced.spans()) == 1

@@ -39,7 +39,7 @@ from typing import Any
 from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str, safe_text, to_jsonable
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec
 from dispatchguard.runtime.tracing import STATE as _TRACING
-from dispatchguard.runtime.tracing import tool_span
+from dispatchguard.runtime.tracing import tool_abort, tool_end, tool_start
 from dispatchguard.runtime.validation import ValidationResult, check_call, display_name
 
 __all__ = [
@@ -339,17 +339,25 @@ def _dispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | No
 def _traced(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
             max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
     """``_dispatch`` inside its ``execute_tool`` span (tracing on)."""
-    with tool_span(action, context) as finish:
+    handle = tool_start(action, context)
+    try:
         out = _dispatch(action, registry, unknown_args, max_bytes, context)
-        finish(out)
+    except BaseException as exc:  # only what the dispatcher lets through: cancellation, interrupts
+        tool_abort(handle, exc)
+        raise
+    tool_end(handle, out)
     return out
 
 
 async def _atraced(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
                    max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
-    with tool_span(action, context) as finish:
+    handle = tool_start(action, context)
+    try:
         out = await _adispatch(action, registry, unknown_args, max_bytes, context)
-        finish(out)
+    except BaseException as exc:
+        tool_abort(handle, exc)
+        raise
+    tool_end(handle, out)
     return out
 
 

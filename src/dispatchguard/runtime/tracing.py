@@ -50,7 +50,9 @@ __all__ = [
     "mcp_client_span",
     "mcp_server_span",
     "server_span",
-    "tool_span",
+    "tool_abort",
+    "tool_end",
+    "tool_start",
     "uninstrument",
 ]
 
@@ -70,13 +72,14 @@ class TracingState:
     """What :func:`instrument` turned on. ``tracer`` is ``None`` while tracing is off: the one
     thing the dispatcher checks per call."""
 
-    __slots__ = ("api", "capture_content", "duration", "max_content_chars", "propagate", "tracer")
+    __slots__ = ("api", "capture_content", "context", "duration", "max_content_chars", "propagate", "tracer")
 
     def __init__(self) -> None:
         self.tracer: Any = None
         self.duration: Any = None
         self.api: Any = None
         self.propagate: Any = None
+        self.context: Any = None
         self.capture_content = False
         self.max_content_chars = DEFAULT_MAX_CONTENT_CHARS
 
@@ -98,7 +101,7 @@ def instrument(*, capture_content: bool = False, max_content_chars: int = DEFAUL
     if type(max_content_chars) is not int or max_content_chars < 1:
         raise ValueError(f"max_content_chars must be a positive int, got {max_content_chars!r}")
     try:
-        from opentelemetry import metrics, propagate, trace
+        from opentelemetry import context, metrics, propagate, trace
     except ImportError as exc:
         raise ImportError("dispatchguard.instrument() needs OpenTelemetry: "
                           "pip install 'dispatchguard[otel]'") from exc
@@ -110,6 +113,7 @@ def instrument(*, capture_content: bool = False, max_content_chars: int = DEFAUL
         TOOL_DURATION_METRIC, unit="s", description="Duration of dispatchguard tool calls (dispatch_tool)")
     STATE.api = trace
     STATE.propagate = propagate
+    STATE.context = context
     STATE.capture_content = bool(capture_content)
     STATE.max_content_chars = max_content_chars
     STATE.tracer = tracer  # last: the dispatcher reads it without a lock
@@ -148,41 +152,67 @@ def _error_status(span: Any, description: str | None) -> None:
     span.set_status(status)
 
 
-@contextlib.contextmanager
-def tool_span(action: Any, context: Mapping[str, Any] | None) -> Iterator[Any]:
-    """The ``execute_tool`` span of one dispatch (tracing on). Yields ``finish(out)``, to be called
-    with the dispatcher's outcome ``(text, kind, tool, error)``."""
-    api = STATE.api
+def _stated(action: Any, context: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The span name and attributes a dispatch starts with, from what the caller passed: the tool
+    name as a dict or a ToolAction states it (text is parsed by the dispatcher; ``tool_end`` renames
+    the span when the outcome names another), the call id, the arguments when captured."""
     attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool"}
-    call_id = context.get("tool_call_id") if isinstance(context, Mapping) else None
-    if not isinstance(call_id, str):
-        call_id = TOOL_CALL_ID.get()
-    if call_id:
-        attributes["gen_ai.tool.call.id"] = call_id
+    try:
+        call_id = context.get("tool_call_id") if isinstance(context, Mapping) else None
+        if not isinstance(call_id, str):
+            call_id = TOOL_CALL_ID.get()
+        if call_id:
+            attributes["gen_ai.tool.call.id"] = call_id
+        if STATE.capture_content:
+            arguments = _arguments_text(action)
+            if arguments is not None:
+                attributes["gen_ai.tool.call.arguments"] = _cut(arguments)
+        named = action.get("name", action.get("tool")) if isinstance(action, Mapping) else getattr(action, "name", None)
+    except Exception:  # a hostile mapping or object: the dispatcher answers it, the span goes without
+        named = None
+    return (f"execute_tool {named}" if isinstance(named, str) and named else "execute_tool"), attributes
+
+
+def tool_start(action: Any, context: Mapping[str, Any] | None) -> tuple:
+    """Start the ``execute_tool`` span of one dispatch (tracing on) and make it current; the
+    handle goes to :func:`tool_end` (or :func:`tool_abort`) with the dispatcher's outcome."""
+    name, attributes = _stated(action, context)
+    api = STATE.api
+    span = STATE.tracer.start_span(name, kind=api.SpanKind.INTERNAL, attributes=attributes)
+    token = STATE.context.attach(api.set_span_in_context(span))
+    return span, token, time.perf_counter(), name
+
+
+def tool_end(handle: tuple, out: tuple) -> None:
+    """End a tool span with the outcome ``(text, kind, tool, error)``; record its duration."""
+    span, token, started, name = handle
+    text, kind, tool, error = out
+    metric = {"gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": "_OTHER" if tool is None or kind in UNRESOLVED_KINDS else tool}
+    attributes: dict[str, Any] = {}
+    if tool is not None:
+        if name != f"execute_tool {tool}":
+            span.update_name(f"execute_tool {tool}")
+        attributes["gen_ai.tool.name"] = tool
+    if kind is not None:
+        attributes["error.type"] = metric["error.type"] = kind
+        _error_status(span, error)
     if STATE.capture_content:
-        arguments = _arguments_text(action)
-        if arguments is not None:
-            attributes["gen_ai.tool.call.arguments"] = _cut(arguments)
-    started = time.perf_counter()
-    with STATE.tracer.start_as_current_span("execute_tool", kind=api.SpanKind.INTERNAL,
-                                            attributes=attributes) as span:
+        attributes["gen_ai.tool.call.result"] = _cut(text)
+    span.set_attributes(attributes)
+    STATE.context.detach(token)
+    span.end()
+    STATE.duration.record(time.perf_counter() - started, metric)
 
-        def finish(out: tuple) -> None:
-            text, kind, tool, error = out
-            if tool is not None:
-                span.update_name(f"execute_tool {tool}")
-                span.set_attribute("gen_ai.tool.name", tool)
-            metric = {"gen_ai.operation.name": "execute_tool",
-                      "gen_ai.tool.name": "_OTHER" if tool is None or kind in UNRESOLVED_KINDS else tool}
-            if kind is not None:
-                span.set_attribute("error.type", kind)
-                _error_status(span, error)
-                metric["error.type"] = kind
-            if STATE.capture_content:
-                span.set_attribute("gen_ai.tool.call.result", _cut(text))
-            STATE.duration.record(time.perf_counter() - started, metric)
 
-        yield finish
+def tool_abort(handle: tuple, exc: BaseException) -> None:
+    """End a tool span that an exception left (cancellation, an interrupt): failed, with its class."""
+    span, token = handle[:2]
+    span.record_exception(exc)
+    span.set_attribute("error.type", type(exc).__qualname__)
+    _error_status(span, str(exc) or type(exc).__name__)
+    STATE.context.detach(token)
+    span.end()
 
 
 class _NoRecorder:
