@@ -49,7 +49,7 @@ def git(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_uses_lines_pin_a_commit_of_this_repository():
     """No release is tagged yet: every `uses: dispatchguard/dispatchguard@REF` names one commit of
-    this repository's history that has action.yml."""
+    this repository's history whose action.yml installs the action's own checkout."""
     refs = set()
     for path in (REPO / "action.yml", REPO / "docs" / "ci.md", REPO / "README.md"):
         text = path.read_text(encoding="utf-8")
@@ -60,7 +60,10 @@ def test_the_uses_lines_pin_a_commit_of_this_repository():
     if not (REPO / ".git").exists():
         pytest.skip("not a git checkout")
     assert git("merge-base", "--is-ancestor", ref, "HEAD").returncode == 0
-    assert git("cat-file", "-e", f"{ref}:action.yml").returncode == 0
+    # the pinned action installs its own checkout: an older one would look for an index release
+    pinned = yaml.safe_load(git("show", f"{ref}:action.yml").stdout)
+    install = next(step for step in pinned["runs"]["steps"] if step.get("name") == "Install dispatchguard")
+    assert install["env"].get("DG_ACTION_PATH") == "${{ github.action_path }}"
 
 
 def test_the_action_installs_its_own_checkout_and_never_splices_inputs_into_scripts():
