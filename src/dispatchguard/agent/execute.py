@@ -35,7 +35,7 @@ import contextvars
 import functools
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -122,7 +122,8 @@ def _free_slot() -> None:
         _live -= 1
 
 
-def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str]:
+def _start_thread(action: Any, registry: Any, context: Any = None,
+                  thread_ended: Callable[[], None] | None = None) -> Future[str]:
     """Dispatch in a new daemon thread holding a reserved slot: a stuck tool never holds up
     interpreter exit (a pool's workers are joined at exit) nor ``asyncio.run`` (which joins the
     loop's default executor)."""
@@ -140,6 +141,8 @@ def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str
                 future.set_exception(exc)
         finally:
             _free_slot()
+            if thread_ended is not None:
+                thread_ended()
 
     # the caller's context variables go with the call (its trace context: the tool's span is a child)
     context_copy = contextvars.copy_context()
@@ -176,25 +179,32 @@ def _abandoned(name: str, cancel: CancelToken) -> str:
 
 
 async def _run_sync(
-    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None
+    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None,
+    thread_ended: Callable[[], None] | None = None,
 ) -> str:
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
-    while not _reserve_slot():
-        if _stranded >= MAX_STRANDED_THREADS:
-            return _error(
-                f"{_stranded} tool threads are still running after a timeout; not starting another "
-                "sync tool until one of them ends",
-                "overloaded", name, stranded=_stranded,
-            )
-        if deadline is not None and loop.time() >= deadline:
-            return _timed_out(name, timeout)
-        await asyncio.sleep(_SLOT_POLL_S)
+    started = False
     try:
-        future = _start_thread(action, registry, context)
-    except BaseException:
-        _free_slot()
-        raise
+        while not _reserve_slot():
+            if _stranded >= MAX_STRANDED_THREADS:
+                return _error(
+                    f"{_stranded} tool threads are still running after a timeout; not starting another "
+                    "sync tool until one of them ends",
+                    "overloaded", name, stranded=_stranded,
+                )
+            if deadline is not None and loop.time() >= deadline:
+                return _timed_out(name, timeout)
+            await asyncio.sleep(_SLOT_POLL_S)
+        try:
+            future = _start_thread(action, registry, context, thread_ended)
+            started = True
+        except BaseException:
+            _free_slot()
+            raise
+    finally:
+        if not started and thread_ended is not None:  # no thread will call it
+            thread_ended()
     remaining = None if deadline is None else max(deadline - loop.time(), 0.0)
     try:
         return await asyncio.wait_for(until_cancelled(asyncio.wrap_future(future), cancel), remaining)
@@ -226,12 +236,15 @@ async def execute_tool(
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
     context: Mapping[str, Any] | None = None,
+    thread_ended: Callable[[], None] | None = None,
 ) -> str:
     """Dispatch one call (``ToolAction``, dict or JSON text) and return the JSON text result.
 
     ``timeout`` is in seconds (``None``: no limit). Bad calls (unknown tool, invalid arguments) are
     answered by the dispatcher's error object without starting a thread. ``context`` supplies the
-    tool's injected arguments (see ``dispatch_tool``).
+    tool's injected arguments (see ``dispatch_tool``). ``thread_ended`` is called once when a sync
+    tool's call no longer holds a thread: from the thread as it ends (which may be long after a
+    timeout), or at once when no thread was started; never for an async or unknown tool.
     """
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
@@ -245,9 +258,11 @@ async def execute_tool(
     if spec is None:  # unknown or malformed: the dispatcher writes the error object
         result = dispatch_tool(action, registry=registry, context=context)
     else:
-        run = _run_async if spec.is_async else _run_sync
         try:
-            result = await run(action, registry, name, timeout, context, cancel)
+            if spec.is_async:
+                result = await _run_async(action, registry, name, timeout, context, cancel)
+            else:
+                result = await _run_sync(action, registry, name, timeout, context, cancel, thread_ended)
         except RunCancelled:  # a sync tool's thread runs on (stranded); an async tool was cancelled
             return _abandoned(name, cancel)  # type: ignore[arg-type]
     if cancel is not None and cancel.cancelled:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import io
 import os
 import sys
@@ -18,6 +17,7 @@ from dispatchguard.cli.common import (
     add_optional_value_option,
     add_project_options,
     code_list,
+    collector_off,
     effective_config,
     job_count,
     plural,
@@ -160,23 +160,14 @@ def run(args: argparse.Namespace) -> int:
     """Run ``dispatchguard check``: 0 no unsilenced finding (or --exit-zero, --write-baseline), 1
     findings (or, with --exit-non-zero-on-fix, a fixed file), 2 usage, configuration or internal
     error or a notebook that could not be read. A reader that closes the pipe early also gives 1."""
-    # A run allocates syntax trees and summaries and frees them whole, without cycles: the cyclic
-    # collector would only rescan them (about 4 % of a cold run's CPU on langchain-community), and
-    # once more when it is enabled again or at exit (40 ms with an environment's summaries). So it
-    # is off for the run, and what the run kept is frozen out of its sight before it is back.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return run_guarded(_run, args)
-    except BrokenPipeError:
-        # The reader went away (`dispatchguard check | head`): not an error of ours.
-        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    finally:
-        if enabled:  # a caller that runs `main()` in its own process keeps its collector
-            gc.freeze()
-            gc.enable()
+    with collector_off():
+        try:
+            return run_guarded(_run, args)
+        except BrokenPipeError:
+            # The reader went away (`dispatchguard check | head`): not an error of ours.
+            # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
 
 
 #: The output formats that show each finding's fix (ruff's fix object, SARIF fixes, rdjson suggestions).

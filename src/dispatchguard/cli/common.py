@@ -8,11 +8,13 @@ parser, and `dispatchguard check` must never load libcst or pydantic.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import errno
+import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +238,23 @@ def effective_config(args: argparse.Namespace) -> Any:
             raise UsageError(f"--python: {exc}") from None
         changes["python"] = python
     return dataclasses.replace(config, **changes) if changes else config
+
+
+@contextlib.contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off for a checking run (``check``, ``fix``).
+
+    A run allocates syntax trees and summaries and frees them whole, without cycles: the collector
+    would only rescan them (about 4 % of a cold check's CPU on langchain-community; a fix of a
+    generated 5 MB module paid seconds when the collector came back between its passes), and once
+    more when it is enabled again or at exit. So it is off for the run, and what the run kept is
+    frozen out of its sight before it is back.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:  # a caller that runs `main()` in its own process keeps its collector
+            gc.freeze()
+            gc.enable()

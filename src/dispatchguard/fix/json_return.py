@@ -39,6 +39,7 @@ from typing import Any
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.callers import Caller
 from dispatchguard.lint.inference.returns import hand_written_json
+from dispatchguard.lint.inference.tree_values import statement_at
 from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
 from dispatchguard.lint.tool_facts import Unknown
 
@@ -95,10 +96,8 @@ def enclosing_function(ctx: FileContext, node: ast.AST) -> Function | None:
 
 def _enclosing_class(ctx: FileContext, function: Function) -> ast.ClassDef | None:
     """The top-level class ``function`` is a method of, if it is one."""
-    for stmt in ctx.tree.body:
-        if isinstance(stmt, ast.ClassDef) and function in stmt.body:
-            return stmt
-    return None
+    stmt = statement_at(ctx.tree.body, function.lineno, function.col_offset)
+    return stmt if isinstance(stmt, ast.ClassDef) and function in stmt.body else None
 
 
 def _local_import(ctx: FileContext, node: ast.AST, module: str) -> str | None:

@@ -57,6 +57,8 @@ class CallerSearch:
         self._calls_by_name: dict[str, dict[str, list[ast.Call]]] = {}
         self._direct_calls: dict[str | None, bool] = {}
         self._file_words: dict[str, frozenset[bytes]] = {}
+        self._instances: dict[str, dict[str, list[str]]] = {}
+        self._syntax_hits: dict[tuple[str, bytes], bool] = {}
         self._parents: dict[tuple[str, int], dict[int, ast.AST]] = {}
         self._receivers: dict[tuple[str, int], str | None] = {}
         self._scope_names: dict[tuple[str, int], frozenset[str]] = {}
@@ -102,7 +104,7 @@ class CallerSearch:
         syntax = re.compile(rb"\.\s*(?:" + spelled + rb")\s*\(" if class_qual else rb"\b(?:" + spelled + rb")\s*[.(]")
         found: list[Caller] = []
         for key, file in self.facts.project.files.items():
-            if spelled_needed.isdisjoint(self._words(key)) or not syntax.search(self.facts.source_bytes(key)):
+            if spelled_needed.isdisjoint(self._words(key)) or not self._spells_call(key, syntax):
                 continue
             calls = self._calls_in(key)
             candidates = [c for n in sorted(names) for c in calls.get(n, ())]
@@ -122,16 +124,29 @@ class CallerSearch:
         """The class's name and the module-level names its module assigns an instance of it."""
         module, _, class_name = class_qual.rpartition(".")
         key = self.facts.module_key(module)
-        tree = self.facts.tree(key) if key is not None else None
-        words = {class_name}
-        for stmt in tree.body if tree is not None else ():
-            if (
-                isinstance(stmt, ast.Assign)
-                and isinstance(stmt.value, ast.Call)
-                and dotted(stmt.value.func) == class_name
-            ):
-                words.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-        return words
+        return {class_name, *(self._instances_in(key).get(class_name, ()) if key is not None else ())}
+
+    def _instances_in(self, key: str) -> dict[str, list[str]]:
+        """Class name -> the module-level names a module assigns an instance of it (``dotted(call)``),
+        read once per module: a fix per tool class of a long module asks for each of them."""
+        found = self._instances.get(key)
+        if found is None:
+            found = self._instances[key] = {}
+            tree = self.facts.tree(key)
+            for stmt in tree.body if tree is not None else ():
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                    made = dotted(stmt.value.func)
+                    if made is not None:
+                        found.setdefault(made, []).extend(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        return found
+
+    def _spells_call(self, key: str, syntax: re.Pattern[bytes]) -> bool:
+        """Whether a file's bytes spell a call of this syntax, searched once per file and syntax
+        (the fixes of every ``_run`` of a module ask the same)."""
+        hit = self._syntax_hits.get((key, syntax.pattern))
+        if hit is None:
+            hit = self._syntax_hits[key, syntax.pattern] = syntax.search(self.facts.source_bytes(key)) is not None
+        return hit
 
     def _words(self, key: str) -> frozenset[bytes]:
         """The identifiers a file's bytes spell."""
