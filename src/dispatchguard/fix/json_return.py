@@ -14,6 +14,9 @@ returns. The rules differ only in when the wrap is safe, which each decides (:mo
   ``Decimal``, a set, an enum member that is no ``str``/``int``, a pydantic model) becomes its
   ``str()`` text instead of raising. A bare ``return`` becomes ``return ensure_json_str(None)`` /
   ``return json.dumps(None)``.
+* Text returned from an ``except`` handler (failure prose: ``f"Error: {e}"``, ``str(e)``) becomes
+  the error object ``dispatch_tool`` answers for a tool that raised, ``{"error": <text>, "kind":
+  "tool_error", "tool": <the tool's name>}`` in the same wrap; always unsafe.
 * Only the flagged expression is wrapped: for a ``(content, artifact)`` tool that is the content
   element, never the whole tuple. Otherwise the function's return annotation becomes ``str``.
 * No fix: generator expressions and lambdas (no JSON for them); JSON written by hand in an
@@ -31,6 +34,7 @@ Every fix that is not safe says why: the direct callers and the tests that read 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -330,7 +334,74 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     if dumped is not None:
         edits, description, _ = dumped
         return Fix((*edits, *annotation), False, description, imports, _unsafe_because(ctx, callers, wrap, True))
+    if value is not None and function is not None and _reports_a_failure(function, ret, value):
+        edits, description = _error_object(ctx, function, value, wrap)
+        because = ("the model receives an error object where it received text",)
+        because += _unsafe_because(ctx, callers, wrap, False)
+        return Fix((*edits, *annotation), False, description, imports, because)
     safe = wrap.root == "ensure_json_str" and not callers and safe_wrap(ctx, ret)
     because = () if safe else _unsafe_because(ctx, callers, wrap, False)
     edits, description = _wrapped(ctx, ret, value, wrap)
     return Fix((*edits, *annotation), safe, description, imports, because)
+
+
+def _reports_a_failure(function: Function, ret: ast.Return, value: ast.expr) -> bool:
+    """Whether ``ret`` returns text from an ``except`` handler of ``function`` (not of a function
+    nested in it): prose about a failure, which the contract carries as an error object."""
+    if not _is_text(value):
+        return False
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.ExceptHandler) and any(ret is inner for inner in ast.walk(node)):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _is_text(value: ast.expr) -> bool:
+    """A string literal, an f-string, a concatenation or ``%`` of one, or ``str(...)``."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mod)):
+        return _is_text(value.left) or (isinstance(value.op, ast.Add) and _is_text(value.right))
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "str"
+
+
+def _error_object(ctx: FileContext, function: Function, value: ast.expr, wrap: Wrap) -> tuple[tuple[Edit, ...], str]:
+    """The edits that make failure text dispatchguard's error object, as ``dispatch_tool`` answers
+    for a tool that raised: ``{"error": <text>, "kind": "tool_error", "tool": <the tool's name>}``."""
+    name = _tool_name(ctx, function)
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    opening = wrap.opening + '{"error": '
+    closing = f', "kind": "tool_error", "tool": {json.dumps(name, ensure_ascii=False)}}}' + wrap.closing
+    shape = f'{{"error": ..., "kind": "tool_error", "tool": "{name}"}}'
+    return (Edit(start, start, opening), Edit(end, end, closing)), f"return the failure as the error object {shape}"
+
+
+def _tool_name(ctx: FileContext, function: Function) -> str:
+    """The name the model calls the tool by: a tool class's ``name`` field, ``@tool("Name")``'s
+    argument, else the class's or the function's own name."""
+    cls = _enclosing_class(ctx, function)
+    if cls is not None:
+        for stmt in cls.body:
+            if isinstance(stmt, ast.AnnAssign):
+                target = stmt.target
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+            else:
+                continue
+            value = stmt.value
+            if isinstance(target, ast.Name) and target.id == "name" and isinstance(value, ast.Constant):
+                if isinstance(value.value, str):
+                    return value.value
+        return cls.name
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and decorator.args and isinstance(decorator.args[0], ast.Constant):
+            if isinstance(decorator.args[0].value, str):
+                return decorator.args[0].value
+    return function.name

@@ -175,7 +175,9 @@ class CallerSearch:
         scope = scopes[0] if scopes else tree  # the outermost class or function: self.x is bound in its methods
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         fixture = _fixtures(tree).get(receiver.id) if isinstance(receiver, ast.Name) else None
-        return any(not needed.isdisjoint(self._names_in(key, s)) for s in (scope, fixture) if s is not None)
+        if any(not needed.isdisjoint(self._names_in(key, s)) for s in (scope, fixture) if s is not None):
+            return True
+        return isinstance(receiver, ast.Name) and _parameter_of(scopes, receiver.id) is not None
 
     def _names_in(self, key: str, scope: ast.AST) -> frozenset[str]:
         slot = (key, id(scope))
@@ -199,8 +201,33 @@ class CallerSearch:
                 returned = [n.value for n in own_nodes(fixture) if isinstance(n, (ast.Return, ast.Yield)) and n.value]
                 classes = {self.facts.value_class(key, tree, value) for value in returned}
                 found = classes.pop() if len(classes) == 1 else None
+            elif found is None and isinstance(receiver, ast.Name):
+                found = self._argument_class(tree, receiver)
             self._receivers[slot] = found
         return self._receivers[slot]
+
+    def _argument_class(self, tree: ast.Module, receiver: ast.Name) -> str | None:
+        """The class of what the project's calls pass for a parameter of a top-level function
+        (``priority(DetailsTool(), t)`` for ``def priority(tool, t): tool.run(...)``), when the calls
+        that prove a class agree on one: a consumer reached through a parameter, in any module."""
+        found = _parameter_of(enclosing(tree, receiver), receiver.id)
+        if found is None or found[0] not in tree.body:
+            return None
+        function, position = found
+        classes = set()
+        for key, _ in self.facts.project.files.items():
+            if function.name.encode() not in self._words(key):
+                continue
+            other = self.facts.tree(key)
+            for call in self._calls_in(key).get(function.name, ()) if other is not None else ():
+                if not isinstance(call.func, ast.Name):
+                    continue
+                keyword = next((k.value for k in call.keywords if k.arg == receiver.id), None)
+                argument = keyword or (call.args[position] if position < len(call.args) else None)
+                if argument is not None and not isinstance(argument, ast.Starred):
+                    classes.add(self.facts.value_class(key, other, argument))
+        classes.discard(None)
+        return classes.pop() if len(classes) == 1 else None
 
     def _parents_of(self, key: str, scope: ast.AST) -> dict[int, ast.AST]:
         """The parent of each node of ``scope`` (a function, or the module), built once per scope."""
@@ -356,3 +383,14 @@ def _operator_use(node: ast.AST, parent: ast.AST | None) -> str | None:
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
         return "iterates over it"
     return None
+
+
+def _parameter_of(scopes: list[ast.AST], name: str) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int] | None:
+    """The innermost function around a name and the name's position among its positional
+    parameters, when the name is one of them (and is not ``self``/``cls``)."""
+    functions = [s for s in scopes if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not functions or name in ("self", "cls"):
+        return None
+    function = functions[-1]
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    return (function, positional.index(name)) if name in positional else None
