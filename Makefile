@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test venv editors sandbox lint bench clean
+.PHONY: demo test venv editors sandbox otel-receiver lint bench clean
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ demo: $(DEMO_STAMP)
 # pytest-cov starts measuring, which left the package's import unmeasured (module-not-measured).
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
-test: $(STAMP) editors sandbox
+test: $(STAMP) editors sandbox otel-receiver
 	@echo "== ruff (the configuration in pyproject.toml)"
 	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
@@ -60,6 +60,18 @@ sandbox:
 		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null 2>&1; } \
 		|| echo "== bwrap could not be installed: the namespace sandbox tests will be skipped"
 
+# A real OTLP/HTTP receiver for the end-to-end tracing test: Arize Phoenix (a maintained trace
+# store with a REST API to read spans back), in an environment of its own because its
+# dependencies (mcp 2) clash with ours. Where it cannot be installed that test says it is skipped.
+PHOENIX_VENV := .venv-phoenix
+PHOENIX_SPEC := arize-phoenix>=20,<21
+otel-receiver: $(PHOENIX_VENV)/.installed
+
+$(PHOENIX_VENV)/.installed:
+	test -x $(PHOENIX_VENV)/bin/python || $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install --quiet '$(PHOENIX_SPEC)' \
+		&& touch $@ || echo "== Phoenix could not be installed: the OTLP end-to-end test will be skipped"
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/dispatchguard check --no-cache .
@@ -68,4 +80,4 @@ bench: $(STAMP)
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) .coverage .coverage.* .pytest_cache .hypothesis .dispatchguard_cache
+	rm -rf $(VENV) $(PHOENIX_VENV) .coverage .coverage.* .pytest_cache .hypothesis .dispatchguard_cache

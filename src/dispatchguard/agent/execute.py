@@ -31,6 +31,8 @@ is JSON text.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -142,7 +144,10 @@ def _start_thread(action: Any, registry: Any, context: Any = None,
             if thread_ended is not None:
                 thread_ended()
 
-    threading.Thread(target=work, name="dispatchguard-tool", daemon=True).start()
+    # the caller's context variables go with the call (its trace context: the tool's span is a child)
+    context_copy = contextvars.copy_context()
+    threading.Thread(target=functools.partial(context_copy.run, work), name="dispatchguard-tool",
+                     daemon=True).start()
     return future
 
 
@@ -274,34 +279,41 @@ async def execute_tools(
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
     context: Mapping[str, Any] | None = None,
+    call_ids: Sequence[str | None] | None = None,
 ) -> list[str]:
     """Run several calls; results come back in call order.
 
     Consecutive calls of ``parallel_safe`` tools run concurrently; any other call waits for the
     calls before it and runs alone, so side effects keep the order the model asked for.
+    ``call_ids`` (one per action) are the model's ids of the calls, recorded on their trace spans.
     """
     from dispatchguard.runtime.registry import TOOL_REGISTRY
+    from dispatchguard.runtime.tracing import TOOL_CALL_ID
 
     registry = TOOL_REGISTRY if registry is None else registry
+    if call_ids is not None and len(call_ids) != len(actions):
+        raise ValueError(f"call_ids has {len(call_ids)} ids for {len(actions)} actions")
+    ids = list(call_ids) if call_ids is not None else [None] * len(actions)
     results: list[str] = []
-    batch: list[Any] = []
+    batch: list[tuple[Any, str | None]] = []
+
+    async def one(action: Any, call_id: str | None) -> str:
+        token = TOOL_CALL_ID.set(call_id)
+        try:
+            return await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel, context=context)
+        finally:
+            TOOL_CALL_ID.reset(token)
 
     async def flush() -> None:
-        results.extend(
-            await asyncio.gather(
-                *(execute_tool(a, registry=registry, timeout=timeout, cancel=cancel, context=context)
-                  for a in batch)
-            )
-        )
+        results.extend(await asyncio.gather(*(one(action, call_id) for action, call_id in batch)))
         batch.clear()
 
-    for action in actions:
+    for action, call_id in zip(actions, ids, strict=True):
         spec = registry.resolve(_tool_name(action))
         if spec is not None and spec.parallel_safe:
-            batch.append(action)
+            batch.append((action, call_id))
             continue
         await flush()
-        results.append(await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel,
-                                          context=context))
+        results.append(await one(action, call_id))
     await flush()
     return results

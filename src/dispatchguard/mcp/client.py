@@ -38,6 +38,7 @@ from mcp.shared.exceptions import McpError
 
 from dispatchguard.mcp.results import McpCallError, McpLimits, capped, result_text
 from dispatchguard.runtime import RegistryError, ToolRegistry
+from dispatchguard.runtime.tracing import current_context, mcp_client_span
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "McpCallError", "McpClient", "McpLimits", "McpTool"]
 
@@ -300,13 +301,13 @@ class McpClient:
         loop = self._running_loop()
         if threading.current_thread() is self._thread:
             raise RuntimeError("McpClient.call from the client's own loop would wait for itself; use acall")
-        return asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments)), loop).result()
+        return asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments), current_context()), loop).result()
 
     async def acall(self, name: str, arguments: Mapping[str, Any]) -> str:
         """Call the server's tool ``name`` from any event loop; cancelling the caller cancels the
         call (and the server is told)."""
         loop = self._running_loop()
-        future = asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments)), loop)
+        future = asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments), current_context()), loop)
         return await asyncio.wrap_future(future)
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
@@ -397,7 +398,12 @@ class McpClient:
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(connection.runner, CLOSE_TIMEOUT)
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> str:
+    async def _call(self, name: str, arguments: dict[str, Any], trace_parent: Any = None) -> str:
+        # the caller's trace context (another thread's) is the parent of the call's CLIENT span
+        with mcp_client_span(name, trace_parent, self.server_name) as span:
+            return await self._call_traced(name, arguments, span.meta())
+
+    async def _call_traced(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> str:
         connection = await self._connect()
         session = connection.session
         if session is None:
@@ -405,7 +411,8 @@ class McpClient:
         ids: list[Any] = []
         token = sent_request_ids.set(ids)
         try:
-            call = asyncio.ensure_future(session.call_tool(name, arguments))  # the task copies the context now
+            # the task copies the context now
+            call = asyncio.ensure_future(session.call_tool(name, arguments, meta=meta))
         finally:
             sent_request_ids.reset(token)
         ended = asyncio.ensure_future(connection.ended.wait())

@@ -42,6 +42,7 @@ from dispatchguard.mcp.results import tool_result
 from dispatchguard.mcp.stdio import protocol_stdout
 from dispatchguard.runtime import ToolRegistry
 from dispatchguard.runtime.dispatcher import error_json
+from dispatchguard.runtime.tracing import mcp_server_span
 
 __all__ = [
     "MAX_BODY_NESTING",
@@ -145,11 +146,13 @@ def build_server(
     # error names the argument, the expected and the actual value.
     @server.call_tool(validate_input=False)
     async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        if cancels is None:
-            return tool_result(await run(tool, arguments))
-        text = None
-        with cancels.scope(server.request_context.request_id):
-            text = await run(tool, arguments)
+        request = server.request_context
+        with mcp_server_span(tool, request.meta.model_extra if request.meta else None, request.request_id):
+            if cancels is None:
+                return tool_result(await run(tool, arguments))
+            text = None
+            with cancels.scope(request.request_id):
+                text = await run(tool, arguments)
         if text is None:
             text = error_json(f"the client cancelled the call of tool {tool!r}", "cancelled", tool)
         return tool_result(text)
