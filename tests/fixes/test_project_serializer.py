@@ -117,3 +117,17 @@ def test_a_dispatcher_that_encodes_text_too_gets_the_plain_fix_and_the_reason(tm
     report = apply_fixes(["desk/tools"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
     reasons = [a.description for a in report.applied]
     assert reasons and all("encodes every result, text too" in r for r in reasons)
+
+
+def test_failure_prose_takes_the_shape_of_the_dispatchers_own_errors(tmp_path: Path, monkeypatch) -> None:
+    router = ROUTERS["inline"][0].replace(
+        "    result = TOOLS[name].run(**args)\n",
+        "    if name not in TOOLS:\n"
+        "        return json.dumps({\"ok\": False, \"error\": f\"unknown tool {name}\", \"tool\": name})\n"
+        "    result = TOOLS[name].run(**args)\n",
+    )
+    make(tmp_path, router, {})
+    monkeypatch.chdir(tmp_path)
+    apply_fixes(["desk/tools"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
+    fixed = (tmp_path / "desk" / "tools" / "reports.py").read_text(encoding="utf-8")
+    assert 'return json.dumps({"ok": False, "error": f"Error: {exc}", "tool": "owner"}, default=str)' in fixed

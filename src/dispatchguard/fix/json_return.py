@@ -45,7 +45,7 @@ from dispatchguard.lint.callers import Caller
 from dispatchguard.lint.inference.returns import hand_written_json
 from dispatchguard.lint.inference.tree_values import statement_at
 from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
-from dispatchguard.lint.serializers import Serializer, project_serializer
+from dispatchguard.lint.serializers import Serializer, error_shape, project_serializer
 from dispatchguard.lint.tool_facts import Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
@@ -394,14 +394,21 @@ def _is_text(value: ast.expr) -> bool:
 
 
 def _error_object(ctx: FileContext, function: Function, value: ast.expr, wrap: Wrap) -> tuple[tuple[Edit, ...], str]:
-    """The edits that make failure text dispatchguard's error object, as ``dispatch_tool`` answers
-    for a tool that raised: ``{"error": <text>, "kind": "tool_error", "tool": <the tool's name>}``."""
-    name = _tool_name(ctx, function)
+    """The edits that make failure text the error object the project's dispatcher answers for a
+    failing call (its own keys, read from its code), or dispatchguard's ``{"error": <text>,
+    "kind": "tool_error", "tool": <the tool's name>}`` when it has none."""
+    name = json.dumps(_tool_name(ctx, function), ensure_ascii=False)
+    filled = {"text": None, "kind": '"tool_error"', "tool": name}
+    parts = [(field, filled.get(held, held)) for field, held in error_shape(ctx.facts, ctx.facts.dispatcher)]
+    text_at = next(i for i, (_, held) in enumerate(parts) if held is None)
+    before = "".join(f'"{field}": {held}, ' for field, held in parts[:text_at])
+    after = "".join(f', "{field}": {held}' for field, held in parts[text_at + 1 :])
     start, end = ctx.node_start(value), ctx.node_end(value)
-    opening = wrap.opening + '{"error": '
-    closing = f', "kind": "tool_error", "tool": {json.dumps(name, ensure_ascii=False)}}}' + wrap.closing
-    shape = f'{{"error": ..., "kind": "tool_error", "tool": "{name}"}}'
-    return (Edit(start, start, opening), Edit(end, end, closing)), f"return the failure as the error object {shape}"
+    opening = f'{wrap.opening}{{{before}"{parts[text_at][0]}": '
+    closing = f"{after}}}{wrap.closing}"
+    shape = "{" + before + f'"{parts[text_at][0]}": ...' + after + "}"
+    edits = (Edit(start, start, opening), Edit(end, end, closing))
+    return edits, f"return the failure as the error object {shape}"
 
 
 def _tool_name(ctx: FileContext, function: Function) -> str:

@@ -220,3 +220,43 @@ def _offset(lines: list[str], inner: ast.expr, outer: ast.expr, *, start: bool) 
     if start:
         return absolute(inner.lineno, inner.col_offset) - base
     return absolute(inner.end_lineno or 0, inner.end_col_offset or 0) - base
+
+
+#: dispatchguard's own error object: what ``dispatch_tool`` answers for a tool that raised
+RUNTIME_ERROR_SHAPE: tuple[tuple[str, str], ...] = (("error", "text"), ("kind", "kind"), ("tool", "tool"))
+
+
+def error_shape(facts: ToolFacts, dispatcher: Dispatcher | Unknown) -> tuple[tuple[str, str], ...]:
+    """The keys of the error objects the project's dispatcher answers, each with what it holds:
+    ``text`` (the message: the ``error`` key), ``tool`` (the tool's name: a key the dispatcher
+    fills with its name parameter), ``kind`` (a ``kind`` key), or a constant's source (``"ok":
+    False``). Read from the first ``json.dumps({"error": ...})`` the dispatcher returns;
+    dispatchguard's shape when there is none (or dispatchguard is the dispatcher)."""
+    if isinstance(dispatcher, Unknown) or dispatcher.runtime:
+        return RUNTIME_ERROR_SHAPE
+    key = facts.module_key(dispatcher.module)
+    tree = facts.tree(key) if key is not None else None
+    function = _function(tree, dispatcher) if tree is not None else None
+    if function is None:
+        return RUNTIME_ERROR_SHAPE
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    name_param = params[1] if dispatcher.method and len(params) > 1 else (params[0] if params else None)
+    for node in _in_order(function):
+        if not (isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and node.value.args):
+            continue
+        made = node.value.args[0]
+        keys = [k.value for k in made.keys if isinstance(k, ast.Constant)] if isinstance(made, ast.Dict) else []
+        if "error" not in keys or len(keys) != len(made.keys):  # type: ignore[union-attr]
+            continue
+        shape = []
+        for field, value in zip(keys, made.values, strict=True):  # type: ignore[union-attr]
+            if field == "error":
+                shape.append((field, "text"))
+            elif isinstance(value, ast.Name) and value.id == name_param:
+                shape.append((field, "tool"))
+            elif field == "kind":
+                shape.append((field, "kind"))
+            elif isinstance(value, ast.Constant):
+                shape.append((field, repr(value.value)))
+        return tuple(shape)
+    return RUNTIME_ERROR_SHAPE
