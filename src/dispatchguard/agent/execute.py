@@ -39,11 +39,10 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
 
 __all__ = [
     "MAX_STRANDED_THREADS",
-    "CancelToken",
     "execute_tool",
     "execute_tools",
     "stranded_threads",
@@ -56,30 +55,6 @@ _SLOT_POLL_S = 0.005
 _lock = threading.Lock()
 _stranded = 0
 _live = 0  # sync tool threads holding a slot (started or about to start, not finished)
-
-
-class CancelToken:
-    """A thread-safe flag: ``cancel()`` from anywhere, checked by the executor and the loop."""
-
-    __slots__ = ("_event", "reason")
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self.reason = ""
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        """Cancel with ``reason``, from any thread; calls after the first change nothing."""
-        if not self._event.is_set():
-            self.reason = reason
-            self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether :meth:`cancel` has been called (it never resets)."""
-        return self._event.is_set()
-
-    def __repr__(self) -> str:
-        return f"CancelToken(cancelled={self.cancelled})"
 
 
 def stranded_threads() -> int:

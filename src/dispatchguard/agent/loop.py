@@ -24,7 +24,7 @@ Then:
 - a valid call's result is summarised into the history as ``Tool N [name]: summary``;
 - **the breaker**: when the same call (same tool, same arguments) has failed ``breaker_threshold``
   times (2), the loop stops (``stop_reason="breaker"``) instead of burning steps on it;
-- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every tool, and
+- the :class:`~dispatchguard.agent.cancellable.CancelToken` is checked before and after every tool, and
   a model call in flight is aborted when it is cancelled (``stop_reason="cancelled"``);
 - after ``max_steps`` model calls without a final answer the loop stops
   (``stop_reason="max_steps"``) and the response lists what the tools returned.
@@ -45,8 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
-from dispatchguard.agent.execute import CancelToken, execute_tool, execute_tools
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
+from dispatchguard.agent.execute import execute_tool, execute_tools
 from dispatchguard.agent.llm import LLMError, ModelReply, ToolCall, acomplete, uses_native_tools
 from dispatchguard.agent.summarize import summarize_tool_result
 

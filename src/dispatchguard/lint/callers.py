@@ -10,15 +10,31 @@ import ast
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from dispatchguard.lint.config import any_glob
+from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.tree_values import enclosing, own_nodes, parents, scope_of, top_function
 from dispatchguard.lint.notebook import virtual_bytes
+from dispatchguard.lint.project import Project
+from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
-if TYPE_CHECKING:
-    from dispatchguard.lint.tool_facts import ToolFacts
+
+class CallerFacts(Protocol):
+    """What the search asks of the project (:class:`~dispatchguard.lint.tool_facts.ToolFacts`
+    answers it; named here so that the two modules do not import each other)."""
+
+    project: Project
+    resolver: Resolver
+    config: LintConfig
+
+    def info(self, key: str) -> ModuleInfo | None: ...  # noqa: D102
+    def tree(self, key: str) -> ast.Module | None: ...  # noqa: D102
+    def source_bytes(self, key: str) -> bytes: ...  # noqa: D102
+    def module_key(self, module: str) -> str | None: ...  # noqa: D102
+    def qualify(self, key: str, name: str) -> str | None: ...  # noqa: D102
+    def canonical(self, qual: str) -> str: ...  # noqa: D102
+    def value_class(self, key: str, tree: ast.Module, node: ast.expr) -> str | None: ...  # noqa: D102
 
 TOOL_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 #: The calls that reach a tool class's method: the framework's public entry points forward to it.
@@ -51,7 +67,7 @@ class Caller:
 class CallerSearch:
     """The searches of one project, each made once per fix run."""
 
-    def __init__(self, facts: ToolFacts) -> None:
+    def __init__(self, facts: CallerFacts) -> None:
         self.facts = facts
         self._callers: dict[tuple[str, str | None], list[Caller]] = {}
         self._calls_by_name: dict[str, dict[str, list[ast.Call]]] = {}

@@ -35,8 +35,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
-from dispatchguard.agent.execute import CancelToken
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
 from dispatchguard.agent.llm import acomplete
 from dispatchguard.agent.loop import arun_tool_loop
 from dispatchguard.runtime.tracing import chat_span, server_span
