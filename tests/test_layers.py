@@ -1,7 +1,8 @@
 """The levels of the package, locked: what may import what, and no import circle anywhere.
 
-Every import counts, at module level or inside a function (an import deferred into a function is
-still a dependency), except those under ``if TYPE_CHECKING:``, which never run.
+Every import counts: at module level, inside a function (an import deferred into a function is
+still a dependency) and under ``if TYPE_CHECKING:`` (a type named across modules ties them as
+much as a call does; a Protocol of what one side needs breaks such a tie).
 """
 
 from __future__ import annotations
@@ -39,15 +40,8 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _type_checking_only(node: ast.AST) -> bool:
-    test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and ast.unparse(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-
-
 def _imports(tree: ast.AST, module: str, is_package: bool) -> Iterator[str]:
     for node in ast.iter_child_nodes(tree):
-        if _type_checking_only(node):
-            continue
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

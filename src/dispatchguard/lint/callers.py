@@ -15,9 +15,10 @@ from typing import Protocol
 from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.tree_values import enclosing, own_nodes, parents, scope_of, top_function
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.project import Project
-from dispatchguard.lint.resolve import ModuleInfo, Resolver
+from dispatchguard.lint.resolve import Resolver
 
 
 class CallerFacts(Protocol):

@@ -12,10 +12,10 @@ from typing import Any
 from dispatchguard.lint.cache import CachedFinding, FileResult
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.index import summarise
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.noqa import file_suppresses, file_suppression, parse_line
 from dispatchguard.lint.parsing import char_col, decode_lines
 from dispatchguard.lint.project import Project
-from dispatchguard.lint.resolve import ModuleInfo
 from dispatchguard.lint.rule import Rule
 from dispatchguard.lint.rules import RULES, WALK_RULES, dg002_unused_noqa
 from dispatchguard.lint.rules.dg001_parse_error import RULE as UNPARSABLE

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pkgutil
 import re
 import sys
 import zlib
@@ -105,6 +106,8 @@ DEFAULT_EXCLUDE = (
 )
 
 _CODE_RE = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
+#: A rule module's file name: its code, then its name (``dg101_direct_call``).
+RULE_MODULE = re.compile(r"dg\d{3}_\w+")
 # What makes a directory the root of a Python project when no pyproject.toml has the table.
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
@@ -447,10 +450,11 @@ def _str_list(value: object, where: str) -> tuple[str, ...]:
 
 
 def known_codes() -> tuple[str, ...]:
-    """Every rule code (imported late: the rules import the resolver, which imports this module)."""
-    from dispatchguard.lint.rules import RULES
-
-    return tuple(sorted(RULES))
+    """Every rule code, from the rule modules' file names (``dg101_direct_call.py``: DG101), which
+    is how :mod:`.rules` finds them: read without importing the rules, which build on this module."""
+    folder = Path(__file__).with_name("rules")
+    return tuple(sorted(name.split("_", 1)[0].upper() for _, name, _ in pkgutil.iter_modules([str(folder)])
+                        if RULE_MODULE.fullmatch(name)))  # fmt: skip
 
 
 def check_selector(selector: str) -> str | None:

@@ -44,8 +44,8 @@ from pathlib import Path
 from dispatchguard.lint.errors import ConfigError
 from dispatchguard.lint.index import names_in, summarise
 from dispatchguard.lint.library import library_versions, tool_names
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.parsing import file_stat, parse_bytes
-from dispatchguard.lint.resolve import ModuleInfo
 
 #: The public tool libraries (normalised distribution names, PEP 503).
 TOOL_LIBRARIES = frozenset({"crewai", "crewai-tools", "langchain", "langchain-core", "langchain-community"})

@@ -36,9 +36,10 @@ from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
 from dispatchguard.lint.kinds import TOOL_KINDS
 from dispatchguard.lint.library import tool_list_sources
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.parsing import parse_bytes
-from dispatchguard.lint.resolve import ModuleInfo, Resolver
+from dispatchguard.lint.resolve import Resolver
 
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
 #: A module with ``from module import *`` is a candidate from the first round: the names it

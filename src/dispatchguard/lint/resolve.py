@@ -27,6 +27,7 @@ from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.inference.declared import DeclaredTypes
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind, library_tool_list
+from dispatchguard.lint.modules import ModuleInfo
 
 if TYPE_CHECKING:
     from dispatchguard.lint.config import LintConfig
@@ -37,22 +38,6 @@ _LIBRARY_PREFIXES = ("crewai", "langchain")  # the top-level packages the bundle
 _LIBRARY_KINDS = {TOOL_CLASS: CLASS, TOOL_DECORATOR: DECORATOR, NOT_A_TOOL: None}
 _TEXT_BASES = frozenset({"str", "bytes", "UserString"})
 _MAX_DEPTH = 60
-
-
-class ModuleInfo:
-    """One module's summary (see :mod:`.index`) under its primary name and aliases."""
-
-    __slots__ = ("aliases", "defs", "imports", "is_package", "members", "name", "returns", "stars")
-
-    def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
-        self.name = name
-        self.aliases = aliases
-        self.is_package = is_package
-        self.imports: dict[str, str] = summary["imports"]
-        self.defs: dict[str, list] = summary["defs"]
-        self.returns: dict[str, str] = summary.get("returns", {})
-        self.stars: list[str] = summary.get("stars", [])
-        self.members: dict[str, dict[str, list]] = summary.get("members", {})
 
 
 class ModuleSource(Protocol):

@@ -43,9 +43,9 @@ from dispatchguard.lint.inference.tree_values import (
     single_instance,
     top_function,
 )
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.project import Project
-from dispatchguard.lint.resolve import ModuleInfo
 
 #: Classes outside the project known to be pydantic (v2) models: ``model_dump_json`` exists.
 PYDANTIC_BASES = frozenset(

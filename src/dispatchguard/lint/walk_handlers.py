@@ -1,12 +1,12 @@
 """The walk's handlers: what each kind of statement and expression does to the walker's state
 (bindings, scopes, tool functions) before the rules see it. ``HANDLERS`` maps node types to them;
-the walker (``Context.visit``) dispatches through it."""
+the walker (``Context.visit``) dispatches through it, handing itself as a :class:`WalkState`."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.index import dotted, import_bindings
 from dispatchguard.lint.inference.flow import model_call_target, name_comparisons, rooted_in, run_time_key
@@ -15,7 +15,67 @@ from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.walker import Context
+    from dispatchguard.lint.modules import ModuleInfo
+    from dispatchguard.lint.resolve import Resolver
+
+
+class WalkState(Protocol):
+    """The walker's state the handlers read and update (the walker's ``Context`` is it): named
+    here so that the handlers and the walker that dispatches to them do not import each other."""
+
+    resolver: Resolver
+    info: ModuleInfo
+    scopes: list[Scope]
+    functions: dict[str, FunctionInfo]
+    created: list[FunctionInfo]
+    tool_methods: list[FunctionInfo]
+    tool_functions: list[FunctionInfo]
+    tool_function_refs: list[tuple[str, bool]]
+    texts: dict[str, str]
+    literals: dict[str, ast.expr | None]
+    wanted_methods: frozenset[str]
+    call_rules: list[Callable[..., None]]
+    function_rules: list[Callable[..., None]]
+    dispatchers: tuple[str, ...]
+    dispatcher_names: frozenset[str]
+    dispatcher_depth: int
+    model_calls: list[str]
+    named_by_caller: list[str]
+    model_routed: int
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        """The innermost function the walk is in."""
+
+    def visit(self, node: ast.AST) -> None:
+        """Walk a node through its handler."""
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Walk a node's children."""
+
+    def body(self, stmts: list[ast.stmt]) -> None:
+        """Walk a list of statements."""
+
+    def kind(self, qual: str) -> str | None:
+        """The kind of a qualified name."""
+
+    def kind_of(self, node: ast.AST) -> str | None:
+        """What an expression is."""
+
+    def callee_kind(self, node: ast.Call) -> str | None:
+        """What a call's callee is."""
+
+    def annotation_kind(self, annotation: ast.AST | None) -> str | None:
+        """What an annotation says a value is."""
+
+    def element_kind(self, iterable: ast.AST) -> tuple[str | None, str | None]:
+        """What the items (and values) of an iterable are."""
+
+    def class_scope(self) -> Scope | None:
+        """The class whose method the walk is directly in."""
+
+    def qualified_name(self, node: ast.AST, fn: FunctionInfo | None = None) -> str | None:
+        """The dotted name ``node`` refers to."""
 
 #: Node types the walk never enters (names, constants, operators).
 LEAVES = frozenset(
@@ -25,7 +85,7 @@ LEAVES = frozenset(
 )  # fmt: skip
 
 
-def _call(ctx: Context, node: ast.Call) -> None:
+def _call(ctx: WalkState, node: ast.Call) -> None:
     for rule in ctx.call_rules:
         rule(ctx, node)
     if ctx.function_rules:
@@ -36,7 +96,7 @@ def _call(ctx: Context, node: ast.Call) -> None:
 _FUNCTION_KEYWORDS = frozenset({"func", "coroutine"})
 
 
-def _tool_function_refs(ctx: Context, node: ast.Call) -> None:
+def _tool_function_refs(ctx: WalkState, node: ast.Call) -> None:
     """Record the functions a call makes into tools: ``Tool(func=f)``, ``StructuredTool.from_function(f)``
     and ``tool(f)`` (a tool decorator called on a function, or on a method of the class:
     ``tool("name", description=...)(self._action)``)."""
@@ -81,7 +141,7 @@ def _tool_name(node: ast.Call) -> str:
     return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value else ""
 
 
-def _lambda_function(ctx: Context, node: ast.Lambda, artifact: bool, tool_name: str) -> FunctionInfo:
+def _lambda_function(ctx: WalkState, node: ast.Lambda, artifact: bool, tool_name: str) -> FunctionInfo:
     """A lambda made a tool, as a function whose one ``return`` is its body, seen from where it is;
     named after the tool when the call names it (what the model sees), else ``<lambda>``."""
     returned = ast.Return(value=node.body)
@@ -106,7 +166,7 @@ def _own_method(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-def _local_function(ctx: Context, name: str) -> FunctionInfo | None:
+def _local_function(ctx: WalkState, name: str) -> FunctionInfo | None:
     """The function a name is bound to by a ``def`` in an enclosing function, if it is not rebound."""
     for scope in reversed(ctx.scopes):
         if scope.kind == "function" and name in scope.names:
@@ -114,7 +174,7 @@ def _local_function(ctx: Context, name: str) -> FunctionInfo | None:
     return None
 
 
-def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:
+def _record_attr_type(ctx: WalkState, target: ast.AST, typed: ast.expr) -> None:
     """What class a tool's attribute holds: a class-level annotation (``exa: Exa``, a pydantic
     field) or ``self.x: T`` / ``self.x = T(...)`` in a method."""
     scope = ctx.scopes[-1]
@@ -126,7 +186,7 @@ def _record_attr_type(ctx: Context, target: ast.AST, typed: ast.expr) -> None:
             cls.attr_types[target.attr] = typed
 
 
-def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
+def _bind(ctx: WalkState, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
     scope = ctx.scopes[-1]
     if isinstance(target, ast.Name):
         if scope.kind == "function":
@@ -166,7 +226,7 @@ def _bind(ctx: Context, target: ast.AST, kind: str | None, value: ast.AST | None
         _bind(ctx, target.value, None, None)
 
 
-def _assign(ctx: Context, node: ast.Assign) -> None:
+def _assign(ctx: WalkState, node: ast.Assign) -> None:
     ctx.visit(node.value)
     kind = ctx.kind_of(node.value)
     if ctx.scopes[-1].kind == "module":
@@ -177,7 +237,7 @@ def _assign(ctx: Context, node: ast.Assign) -> None:
         _bind(ctx, target, kind, node.value)
 
 
-def _module_binding(ctx: Context, node: ast.Assign) -> None:
+def _module_binding(ctx: WalkState, node: ast.Assign) -> None:
     value = node.value
     for target in node.targets:
         if not isinstance(target, ast.Name):
@@ -195,7 +255,7 @@ def _module_binding(ctx: Context, node: ast.Assign) -> None:
 _LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
 
 
-def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:
+def _ann_assign(ctx: WalkState, node: ast.AnnAssign) -> None:
     if node.value is not None:
         ctx.visit(node.value)
     ctx.visit(node.annotation)
@@ -211,7 +271,7 @@ def _ann_assign(ctx: Context, node: ast.AnnAssign) -> None:
         ctx.scopes[-1].names[node.target.id] = kind
 
 
-def _aug_assign(ctx: Context, node: ast.AugAssign) -> None:
+def _aug_assign(ctx: WalkState, node: ast.AugAssign) -> None:
     ctx.visit(node.value)
     if not isinstance(node.target, ast.Name):
         ctx.visit(node.target)
@@ -219,7 +279,7 @@ def _aug_assign(ctx: Context, node: ast.AugAssign) -> None:
     _bind(ctx, node.target, None, node)
 
 
-def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
+def _for(ctx: WalkState, node: ast.For | ast.AsyncFor) -> None:
     ctx.visit(node.iter)
     element, second = ctx.element_kind(node.iter)
     _bind_loop_target(ctx, node.target, element, second, node.iter)
@@ -232,7 +292,7 @@ def _for(ctx: Context, node: ast.For | ast.AsyncFor) -> None:
     ctx.body(node.orelse)
 
 
-def _if(ctx: Context, node: ast.If) -> None:
+def _if(ctx: WalkState, node: ast.If) -> None:
     ctx.visit(node.test)
     named, routed = _routed_by_name(ctx, node.test) if type(node.test) in _NAME_TESTS else ((), False)
     if not (named or routed):
@@ -252,7 +312,7 @@ def _if(ctx: Context, node: ast.If) -> None:
 _NAME_TESTS = frozenset({ast.Compare, ast.BoolOp})
 
 
-def _routed_by_name(ctx: Context, test: ast.expr) -> tuple[list[str], bool]:
+def _routed_by_name(ctx: WalkState, test: ast.expr) -> tuple[list[str], bool]:
     """The names an ``if`` tells a tool apart by a name known only at run time, and whether it
     tests the name of the model's tool call being looped over."""
     named, routed = [], False
@@ -265,7 +325,7 @@ def _routed_by_name(ctx: Context, test: ast.expr) -> tuple[list[str], bool]:
 
 
 def _bind_loop_target(
-    ctx: Context, target: ast.AST, element: str | None, second: str | None, iterable: ast.expr | None = None
+    ctx: WalkState, target: ast.AST, element: str | None, second: str | None, iterable: ast.expr | None = None
 ) -> None:
     # a value of a mapping (``for k, v in TABLE.items()``) is bound to an item of it
     found = loop_value(target, iterable) if iterable is not None else None  # type: ignore[arg-type]
@@ -279,7 +339,7 @@ def _bind_loop_target(
         _bind(ctx, target, element, item)
 
 
-def _with(ctx: Context, node: ast.With | ast.AsyncWith) -> None:
+def _with(ctx: WalkState, node: ast.With | ast.AsyncWith) -> None:
     for item in node.items:
         ctx.visit(item.context_expr)
         if item.optional_vars is not None:
@@ -289,7 +349,7 @@ def _with(ctx: Context, node: ast.With | ast.AsyncWith) -> None:
     ctx.body(node.body)
 
 
-def _import(ctx: Context, node: ast.Import | ast.ImportFrom) -> None:
+def _import(ctx: WalkState, node: ast.Import | ast.ImportFrom) -> None:
     scope = ctx.scopes[-1]
     if scope.kind != "function":
         return  # module-level imports are in the summary; class-level ones are rare
@@ -303,7 +363,7 @@ def _import(ctx: Context, node: ast.Import | ast.ImportFrom) -> None:
         scope.quals[local] = target
 
 
-def _attribute(ctx: Context, node: ast.Attribute) -> None:
+def _attribute(ctx: WalkState, node: ast.Attribute) -> None:
     value = node.value
     while type(value) is ast.Attribute:
         value = value.value  # type: ignore[attr-defined]
@@ -311,13 +371,13 @@ def _attribute(ctx: Context, node: ast.Attribute) -> None:
         ctx.visit(value)
 
 
-def _keyword_or_expr(ctx: Context, node: ast.keyword | ast.Expr) -> None:
+def _keyword_or_expr(ctx: WalkState, node: ast.keyword | ast.Expr) -> None:
     value = node.value
     if type(value) not in LEAVES:
         ctx.visit(value)
 
 
-def _return(ctx: Context, node: ast.Return) -> None:
+def _return(ctx: WalkState, node: ast.Return) -> None:
     fn = ctx.function
     if fn is not None:
         fn.returns.append(node)
@@ -325,7 +385,7 @@ def _return(ctx: Context, node: ast.Return) -> None:
         ctx.visit(node.value)
 
 
-def _yield(ctx: Context, node: ast.Yield | ast.YieldFrom) -> None:
+def _yield(ctx: WalkState, node: ast.Yield | ast.YieldFrom) -> None:
     fn = ctx.function
     if fn is not None:
         fn.is_generator = True
@@ -333,12 +393,12 @@ def _yield(ctx: Context, node: ast.Yield | ast.YieldFrom) -> None:
         ctx.visit(node.value)
 
 
-def _named_expr(ctx: Context, node: ast.NamedExpr) -> None:
+def _named_expr(ctx: WalkState, node: ast.NamedExpr) -> None:
     ctx.visit(node.value)
     _bind(ctx, node.target, ctx.kind_of(node.value), node.value)
 
 
-def _except(ctx: Context, node: ast.ExceptHandler) -> None:
+def _except(ctx: WalkState, node: ast.ExceptHandler) -> None:
     if node.type is not None:
         ctx.visit(node.type)
     if node.name and ctx.scopes[-1].kind == "function":
@@ -346,7 +406,7 @@ def _except(ctx: Context, node: ast.ExceptHandler) -> None:
     ctx.body(node.body)
 
 
-def _comprehension(ctx: Context, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+def _comprehension(ctx: WalkState, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
     scope = Scope("function", _qualname(ctx, "<comprehension>"))
     for index, generator in enumerate(node.generators):
         ctx.visit(generator.iter)
@@ -367,7 +427,7 @@ def _comprehension(ctx: Context, node: ast.ListComp | ast.SetComp | ast.Generato
 # ==================================================================== handlers: scopes
 
 
-def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def _function(ctx: WalkState, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     for decorator in node.decorator_list:
         ctx.visit(decorator)
     _arguments_outside(ctx, node.args)
@@ -417,7 +477,7 @@ def _function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Non
 _DECORATING = (DECORATOR, FACTORY)
 
 
-def _tool_decorator_artifact(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+def _tool_decorator_artifact(ctx: WalkState, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
     """None when no decorator is a tool decorator; else whether it declares
     ``response_format="content_and_artifact"``."""
     for decorator in node.decorator_list:
@@ -433,7 +493,7 @@ def _tool_decorator_artifact(ctx: Context, node: ast.FunctionDef | ast.AsyncFunc
     return None
 
 
-def _is_tool_function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _is_tool_function(ctx: WalkState, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         qual = ctx.qualified_name(target) or dotted(target)
@@ -442,7 +502,7 @@ def _is_tool_function(ctx: Context, node: ast.FunctionDef | ast.AsyncFunctionDef
     return False
 
 
-def _lambda(ctx: Context, node: ast.Lambda) -> None:
+def _lambda(ctx: WalkState, node: ast.Lambda) -> None:
     _arguments_outside(ctx, node.args)
     scope = Scope("function", _qualname(ctx, "<lambda>"))
     for arg in _all_args(node.args):
@@ -452,7 +512,7 @@ def _lambda(ctx: Context, node: ast.Lambda) -> None:
     ctx.scopes.pop()
 
 
-def _arguments_outside(ctx: Context, args: ast.arguments) -> None:
+def _arguments_outside(ctx: WalkState, args: ast.arguments) -> None:
     for default in (*args.defaults, *args.kw_defaults):
         if default is not None:
             ctx.visit(default)
@@ -461,7 +521,7 @@ def _arguments_outside(ctx: Context, args: ast.arguments) -> None:
             ctx.visit(arg.annotation)
 
 
-def _bind_params(ctx: Context, scope: Scope, args: ast.arguments) -> None:
+def _bind_params(ctx: WalkState, scope: Scope, args: ast.arguments) -> None:
     for arg in _all_args(args):
         scope.names[arg.arg] = ctx.annotation_kind(arg.annotation) if arg.annotation is not None else None
     if args.vararg is not None:
@@ -472,7 +532,7 @@ def _bind_params(ctx: Context, scope: Scope, args: ast.arguments) -> None:
         scope.names[args.kwarg.arg] = None
 
 
-def _qualname(ctx: Context, name: str) -> str:
+def _qualname(ctx: WalkState, name: str) -> str:
     # a function scope's name is already qualified (``Class.method``); a class scope's is bare
     parts = [name]
     for scope in reversed(ctx.scopes[1:]):
@@ -482,7 +542,7 @@ def _qualname(ctx: Context, name: str) -> str:
     return ".".join(reversed(parts))
 
 
-def _is_dispatcher(ctx: Context, qualname: str) -> bool:
+def _is_dispatcher(ctx: WalkState, qualname: str) -> bool:
     if qualname.rpartition(".")[2] not in ctx.dispatcher_names:  # a match ends in the same name
         return False
     for module in (ctx.info.name, *ctx.info.aliases):
@@ -492,7 +552,7 @@ def _is_dispatcher(ctx: Context, qualname: str) -> bool:
     return False
 
 
-def _class(ctx: Context, node: ast.ClassDef) -> None:
+def _class(ctx: WalkState, node: ast.ClassDef) -> None:
     for decorator in node.decorator_list:
         ctx.visit(decorator)
     for base in node.bases:
@@ -552,7 +612,7 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
 
 
 # unbound functions: a table of bound methods would make every Context a reference cycle
-HANDLERS: dict[type, Callable[[Context, Any], None]] = {
+HANDLERS: dict[type, Callable[[WalkState, Any], None]] = {
     ast.Attribute: _attribute,
     ast.keyword: _keyword_or_expr,
     ast.Expr: _keyword_or_expr,

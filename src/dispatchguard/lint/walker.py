@@ -59,7 +59,8 @@ from dispatchguard.lint.inference.flow import (
 from dispatchguard.lint.inference.module_returns import loop_value
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
-from dispatchguard.lint.resolve import ModuleInfo, Resolver
+from dispatchguard.lint.modules import ModuleInfo
+from dispatchguard.lint.resolve import Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
 

@@ -24,9 +24,9 @@ from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.discovery import display_path
 from dispatchguard.lint.engine import project_files
 from dispatchguard.lint.kinds import CLASS, TOOL
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.parsing import quiet_parsing
 from dispatchguard.lint.project import Project
-from dispatchguard.lint.resolve import ModuleInfo
 
 
 @dataclass(frozen=True)

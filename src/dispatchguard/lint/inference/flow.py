@@ -1,21 +1,41 @@
 """Where a value comes from, as far as the rules ask: the class outside the project a value is an
 instance of (for declared method types), and whether a tool is taken out of a registry by a key
-the function gets from its caller (the mark of a dispatch point). Both are asked through the
-walker's ``Context``, whose bindings they read."""
+the function gets from its caller (the mark of a dispatch point). Both are asked of a
+:class:`FlowContext`, the part of the walk they read (the walker's ``Context`` answers it)."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, REGISTRY
 from dispatchguard.lint.library import library_tool_output, run_answer
 
 if TYPE_CHECKING:
+    from dispatchguard.lint.modules import ModuleInfo
+    from dispatchguard.lint.resolve import Resolver
     from dispatchguard.lint.scopes import FunctionInfo
-    from dispatchguard.lint.walker import Context
+
+
+class FlowContext(Protocol):
+    """What the questions of this module read of the walk."""
+
+    resolver: Resolver
+    info: ModuleInfo
+
+    def kind(self, qual: str) -> str | None:
+        """The kind of a qualified name (:mod:`.kinds`), or None."""
+
+    def kind_of(self, node: ast.AST) -> str | None:
+        """What an expression is (:mod:`.kinds`), or None."""
+
+    def method_returns(self, class_qual: str, method: str) -> str | None:
+        """The recorded verdict of a method of a class of the project or a library, or None."""
+
+    def qualified_name(self, node: ast.AST, fn: FunctionInfo | None = None) -> str | None:
+        """The dotted name ``node`` refers to (seen from ``fn``), or None."""
 
 #: Whether a qualified name is a class of the kind asked for.
 ClassTest = Callable[[str], bool]
@@ -187,7 +207,9 @@ def _parameters(node: ast.AST) -> set[str]:
     return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
 
 
-def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
+def registry_lookup_by_caller(
+    ctx: FlowContext, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]
+) -> bool:
     """``tools[name]``, ``tools.get(action.name)`` of a registry of tools, with a key known only at
     run time (:func:`run_time_key`), a search by such a name (:func:`found_by_caller_name`), or a
     local name bound only to such lookups."""
@@ -197,7 +219,7 @@ def registry_lookup_by_caller(ctx: Context, node: ast.AST, fn: FunctionInfo | No
     return _registry_lookup(ctx, node, fn, model_calls)
 
 
-def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
+def _registry_lookup(ctx: FlowContext, node: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[str]) -> bool:
     if found_by_caller_name(node, fn, model_calls):
         return True
     if isinstance(node, ast.Subscript):
@@ -212,7 +234,7 @@ def _registry_lookup(ctx: Context, node: ast.AST, fn: FunctionInfo | None, model
 
 
 def class_of_instance(
-    ctx: Context, node: ast.AST, fn: FunctionInfo | None, accept: ClassTest | None = None
+    ctx: FlowContext, node: ast.AST, fn: FunctionInfo | None, accept: ClassTest | None = None
 ) -> str | None:
     """The class ``node`` is an instance of, among the classes ``accept`` takes (by default the
     classes outside the project that the environment's stubs and sources declare; the walker also
@@ -222,7 +244,7 @@ def class_of_instance(
     return _InstanceClass(ctx, fn, accept or (lambda qual: _is_outside_class(ctx, qual))).of(node)
 
 
-def tool_run_output(ctx: Context, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
+def tool_run_output(ctx: FlowContext, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
     """What running the library tool ``node`` is an instance of gives, when that is not JSON text:
     ``.batch``/``.abatch`` a list of its answers; ``.invoke``/``.run`` (and their async twins) what its
     class's ``_run`` declares it returns, read from the environment's sources or else from the
@@ -243,7 +265,7 @@ _TOOL_BATCHES = frozenset({"batch", "abatch"})
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 
 
-def _is_library_tool(ctx: Context, qual: str) -> bool:
+def _is_library_tool(ctx: FlowContext, qual: str) -> bool:
     return ctx.resolver.outside(qual) and ctx.kind(qual) == CLASS
 
 
@@ -251,7 +273,7 @@ class _InstanceClass:
     """One question of :func:`class_of_instance`: the bindings of ``fn`` followed to a call
     of a class ``accept`` takes."""
 
-    def __init__(self, ctx: Context, fn: FunctionInfo | None, accept: ClassTest) -> None:
+    def __init__(self, ctx: FlowContext, fn: FunctionInfo | None, accept: ClassTest) -> None:
         self.ctx = ctx
         self.fn = fn
         self.accept = accept
@@ -303,7 +325,7 @@ class _InstanceClass:
         return qual if qual is not None and self.accept(qual) else None
 
 
-def _is_outside_class(ctx: Context, qual: str) -> bool:
+def _is_outside_class(ctx: FlowContext, qual: str) -> bool:
     return ctx.resolver.outside(qual) and ctx.resolver.declared.is_class(qual)
 
 

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import re
 
+from dispatchguard.lint.config import RULE_MODULE
 from dispatchguard.lint.rule import Rule
-
-#: A rule module's file name; the package's other modules are shared helpers.
-RULE_MODULE = re.compile(r"dg\d{3}_\w+")
 
 
 def _load() -> dict[str, Rule]:
