@@ -242,21 +242,32 @@ def error_shape(facts: ToolFacts, dispatcher: Dispatcher | Unknown) -> tuple[tup
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     name_param = params[1] if dispatcher.method and len(params) > 1 else (params[0] if params else None)
     for node in _in_order(function):
-        if not (isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and node.value.args):
-            continue
-        made = node.value.args[0]
-        keys = [k.value for k in made.keys if isinstance(k, ast.Constant)] if isinstance(made, ast.Dict) else []
-        if "error" not in keys or len(keys) != len(made.keys):  # type: ignore[union-attr]
-            continue
-        shape = []
-        for field, value in zip(keys, made.values, strict=True):  # type: ignore[union-attr]
-            if field == "error":
-                shape.append((field, "text"))
-            elif isinstance(value, ast.Name) and value.id == name_param:
-                shape.append((field, "tool"))
-            elif field == "kind":
-                shape.append((field, "kind"))
-            elif isinstance(value, ast.Constant):
-                shape.append((field, repr(value.value)))
-        return tuple(shape)
+        made = _returned_error_object(node)
+        if made is not None:
+            return tuple(held for field, value in made if (held := _held(field, value, name_param)) is not None)
     return RUNTIME_ERROR_SHAPE
+
+
+def _returned_error_object(node: ast.AST) -> list[tuple[str, ast.expr]] | None:
+    """The (key, value) pairs of ``return f({"error": ..., ...})`` with constant keys, or None."""
+    if not (isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and node.value.args):
+        return None
+    made = node.value.args[0]
+    if not isinstance(made, ast.Dict):
+        return None
+    pairs = [(k.value, v) for k, v in zip(made.keys, made.values, strict=True) if isinstance(k, ast.Constant)]
+    if len(pairs) != len(made.keys) or "error" not in [k for k, _ in pairs]:
+        return None
+    return [(str(k), v) for k, v in pairs]
+
+
+def _held(field: str, value: ast.expr, name_param: str | None) -> tuple[str, str] | None:
+    """What a key of the dispatcher's error object holds for a tool's failure; None: a value of the
+    dispatcher's own making (``str(exc)``) that a tool cannot give, left out."""
+    if field == "error":
+        return field, "text"
+    if isinstance(value, ast.Name) and value.id == name_param:
+        return field, "tool"
+    if field == "kind":
+        return field, "kind"
+    return (field, repr(value.value)) if isinstance(value, ast.Constant) else None
