@@ -1,11 +1,21 @@
-"""Suite-wide settings, and the real servers more than one test area needs. Area-specific fixtures
-live in each tests/<area>/conftest.py. Imports sit inside the fixtures so that collecting, say, the
-linter tests does not load httpx or werkzeug."""
+"""Suite-wide settings, the two layers of tests, and the real servers more than one test area needs.
+Area-specific fixtures live in each tests/<area>/conftest.py. Imports sit inside the fixtures so that
+collecting, say, the linter tests does not load httpx or werkzeug.
+
+The layers: a test that starts a program (a subprocess) or a server (a socket bound to an address)
+belongs to the integration layer and carries the ``integration`` marker; the others are the fast
+layer (``pytest -m "not integration"``, ``make test-fast``). The marker comes from an explicit mark,
+from the ``slow`` mark, from the area (``INTEGRATION_AREAS``) or from a fixture that starts a
+server or a program (``INTEGRATION_FIXTURES``).
+A test without the marker that starts a program or binds a socket fails, saying so: the fast layer
+cannot silently grow an integration test."""
 
 import os
 import socket
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +34,68 @@ settings.load_profile(os.environ.get("DG_HYPOTHESIS_PROFILE", "default"))
 # The checker reads the tool libraries of the environment VIRTUAL_ENV names: an activated shell
 # must not change what the tests see (tests that want an environment name one).
 os.environ.pop("VIRTUAL_ENV", None)
+
+
+# ------------------------------------------------------------------ the layers
+
+TESTS = Path(__file__).parent
+# Areas whose every test drives a real program: the language server, MCP peers, pre-commit, pylint,
+# the /chat service on uvicorn, the frameworks' tools through the scripted model server.
+INTEGRATION_AREAS = ("integrations", "lsp", "mcp", "precommit", "pylint", "server")
+# Fixtures that start a server or a program (their tests are integration tests wherever they live).
+INTEGRATION_FIXTURES = frozenset({
+    "_http_server", "_scripted_server", "redis_url", "serve", "team_tools", "editor_factory",
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            continue
+        if item.get_closest_marker("slow") is not None:  # slow: the integration tests of external programs
+            item.add_marker(pytest.mark.integration)
+            continue
+        path = Path(item.path)
+        area = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else None
+        if area in INTEGRATION_AREAS or INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
+class _FastLayerGuard:
+    """An audit hook (PEP 578) that refuses, while a test without the ``integration`` marker runs
+    (setup, call and teardown), to start a subprocess or bind an internet socket."""
+
+    def __init__(self) -> None:
+        self.item: pytest.Item | None = None
+        sys.addaudithook(self)
+
+    def __call__(self, event: str, args: tuple) -> None:
+        item = self.item
+        if item is None:
+            return
+        if event == "subprocess.Popen":
+            what = f"starts a subprocess ({args[0]})"
+        elif event == "socket.bind" and isinstance(args[1], tuple):
+            what = f"binds a socket ({args[1][0]}:{args[1][1]})"
+        else:
+            return
+        self.item = None  # one report; the test's own clean-up may run programs too
+        raise RuntimeError(
+            f"{item.nodeid} {what} but is not marked integration: mark it @pytest.mark.integration "
+            "(or use a fixture of INTEGRATION_FIXTURES, tests/conftest.py)"
+        )
+
+
+_GUARD = _FastLayerGuard()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _GUARD.item = None if item.get_closest_marker("integration") is not None else item
+    try:
+        return (yield)
+    finally:
+        _GUARD.item = None
 
 
 @pytest.fixture(scope="session")

@@ -274,6 +274,7 @@ def test_only_error_objects_count_as_failures(llm, llm_server):
     assert "the same call to measure failed 1 times" in result.response
 
 
+@pytest.mark.integration
 def test_sync_loop_closes_the_http_connections_of_its_event_loop():
     """run_tool_loop owns its event loop: the shared async client made for that loop is closed
     before the loop ends, so repeated sync calls leak no sockets (ResourceWarning)."""

@@ -91,6 +91,7 @@ def run_step(step: dict, values: dict[str, str], runner: Path, cwd: Path) -> sub
     )
 
 
+@pytest.mark.integration
 def test_the_action_installs_the_pinned_release_and_annotates(runner, tmp_path):
     project = write_tree(tmp_path / "repo" / "service", PROJECT)
     values = inputs(**{"working-directory": "service", "sarif": "true", "args": "app --no-cache"})
@@ -117,6 +118,7 @@ def test_the_action_installs_the_pinned_release_and_annotates(runner, tmp_path):
     assert (done.returncode, done.stdout) == (0, "")
 
 
+@pytest.mark.integration
 def test_an_input_cannot_inject_a_command(runner, tmp_path):
     write_tree(tmp_path / "repo", PROJECT)
     (_, check) = [s for s in action()["runs"]["steps"] if "run" in s]
@@ -132,6 +134,7 @@ def gitlab_job() -> dict:
     return yaml.safe_load(block.group(1))["dispatchguard"]
 
 
+@pytest.mark.integration
 def test_the_gitlab_job_of_the_docs_writes_a_code_quality_report(tmp_path):
     job = gitlab_job()
     install, command = job["script"]

@@ -14,6 +14,8 @@ import pytest
 
 from .projects import KEYED_TOOL
 
+pytestmark = pytest.mark.integration
+
 LANGCHAIN_TOOLS = '''
 import json
 import os
