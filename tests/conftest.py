@@ -98,6 +98,27 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         _GUARD.item = None
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Any) -> Path:
+    """The folder ``name``, filled by ``build(folder)`` once per test run: under pytest-xdist the
+    workers share it (the first builds it under a file lock, the others wait and reuse it). For
+    what is expensive and read-only afterwards: wheels, virtual environments, pre-commit's store."""
+    import fcntl
+    import shutil
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the controller's folder for this run, shared by its workers
+    folder, done = root / name, root / f"{name}.built"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed in another worker
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def _http_server():
     from pytest_httpserver import HTTPServer
@@ -316,21 +337,26 @@ class TeamTools:
     environments (the checker reads installed environments' sources)."""
 
     def __init__(self, base) -> None:
+        """The library built (by :meth:`build`) in ``base``."""
+        self.source = base / "src"
+        (self.wheel,) = (base / "wheel").glob("*.whl")
+        (self.editable,) = (base / "editable").glob("*.whl")
+
+    @classmethod
+    def build(cls, base) -> None:
         import subprocess
         import sys
 
-        self.source = _write_files(base / "src", TEAM_TOOLS)
+        source = _write_files(base / "src", TEAM_TOOLS)
         wheels = str(base / "wheel")
-        self._pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, str(self.source))
+        cls._pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, str(source))
         subprocess.run(
             [sys.executable, "-c", f"import hatchling.build as b; b.build_editable({str(base / 'editable')!r})"],
-            cwd=self.source,
+            cwd=source,
             check=True,
             capture_output=True,
             timeout=120,
         )
-        (self.wheel,) = (base / "wheel").glob("*.whl")
-        (self.editable,) = (base / "editable").glob("*.whl")
 
     @staticmethod
     def _pip(*args: str) -> None:
@@ -357,12 +383,15 @@ class TeamTools:
 def team_tools(tmp_path_factory) -> TeamTools:
     if os.name == "nt":  # pragma: no cover
         pytest.skip("the virtual environments below have the POSIX layout")
-    return TeamTools(tmp_path_factory.mktemp("team-tools"))
+    return TeamTools(built_once(tmp_path_factory, "team-tools", TeamTools.build))
 
 
 @pytest.fixture(scope="session")
 def team_tools_env(tmp_path_factory, team_tools: TeamTools):
-    """A virtual environment with team-tools installed."""
-    venv = team_tools.venv(tmp_path_factory.mktemp("team-tools-env") / "venv")
-    team_tools.install(venv)
-    return venv
+    """A virtual environment with team-tools installed (read-only: tests that change an environment
+    build their own)."""
+
+    def build(folder):
+        team_tools.install(team_tools.venv(folder / "venv"))
+
+    return built_once(tmp_path_factory, "team-tools-env", build) / "venv"
