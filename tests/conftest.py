@@ -43,9 +43,9 @@ os.environ["PYTEST_ADDOPTS"] = " ".join(
 # ------------------------------------------------------------------ the layers
 
 TESTS = Path(__file__).parent
-# Areas whose every test drives a real program: the language server, MCP peers, pre-commit, pylint,
-# the /chat service on uvicorn, the frameworks' tools through the scripted model server.
-INTEGRATION_AREAS = ("integrations", "lsp", "mcp", "precommit", "pylint", "server")
+# Areas whose every test drives a real program: the frameworks' tools through the scripted model
+# server, the language server, MCP peers, pre-commit, pylint.
+INTEGRATION_AREAS = ("integrations", "lsp", "mcp", "precommit", "pylint")
 # Fixtures that start a server or a program (their tests are integration tests wherever they live).
 INTEGRATION_FIXTURES = frozenset({
     "_http_server", "_scripted_server", "redis_url", "serve", "team_tools", "editor_factory",
