@@ -102,6 +102,20 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         _GUARD.item = None
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """An xdist worker that has not exited 10 s after its last test is killed (a thread a test left
+    running keeps it alive), and coverage saves at exit: an xdist worker under `coverage run` (make
+    test) saves its data now, so that a kill loses none of it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or "coverage" not in sys.modules:
+        return
+    import coverage
+
+    measuring = coverage.Coverage.current()
+    if measuring is not None:
+        measuring.save()
+
+
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Any) -> Path:
     """The folder ``name``, filled by ``build(folder)`` once per test run: under pytest-xdist the
     workers share it (the first builds it under a file lock, the others wait and reuse it). For
