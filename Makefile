@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers for `make test`: one per core by default (PYTEST_WORKERS=0: one process)
 PYTEST_WORKERS ?= auto
 
-.PHONY: demo test test-fast venv editors lint bench clean
+.PHONY: demo test test-fast venv editors sandbox otel-receiver lint bench clean
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ demo: $(DEMO_STAMP)
 # The xdist workers are subprocesses, measured like the CLI's (`patch = ["subprocess"]`).
 # Absolute, so that the CLI and hook tests' subprocesses (run in temporary projects) report here.
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
-test: $(STAMP) editors
+test: $(STAMP) editors sandbox otel-receiver
 	@echo "== ruff (the configuration in pyproject.toml)"
 	$(BIN)/ruff check .
 	rm -f .coverage .coverage.*
@@ -63,6 +63,26 @@ editors:
 		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null 2>&1; } \
 		|| echo "== nvim could not be installed: the Neovim test will be skipped"
 
+# Debian's bubblewrap, the namespace sandbox of `dispatchguard verify` (tests/verify/test_isolation.py
+# runs each attack under it and under the fallback seal), installed only when running as root (CI);
+# where it cannot be installed the namespace half of those tests says it is skipped.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null 2>&1; } \
+		|| echo "== bwrap could not be installed: the namespace sandbox tests will be skipped"
+
+# A real OTLP/HTTP receiver for the end-to-end tracing test: Arize Phoenix (a maintained trace
+# store with a REST API to read spans back), in an environment of its own because its
+# dependencies (mcp 2) clash with ours. Where it cannot be installed that test says it is skipped.
+PHOENIX_VENV := .venv-phoenix
+PHOENIX_SPEC := arize-phoenix>=20,<21
+otel-receiver: $(PHOENIX_VENV)/.installed
+
+$(PHOENIX_VENV)/.installed:
+	test -x $(PHOENIX_VENV)/bin/python || $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install --quiet '$(PHOENIX_SPEC)' \
+		&& touch $@ || echo "== Phoenix could not be installed: the OTLP end-to-end test will be skipped"
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/dispatchguard check --no-cache .
@@ -71,4 +91,4 @@ bench: $(STAMP)
 	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) .coverage .coverage.* .pytest_cache .hypothesis .dispatchguard_cache
+	rm -rf $(VENV) $(PHOENIX_VENV) .coverage .coverage.* .pytest_cache .hypothesis .dispatchguard_cache

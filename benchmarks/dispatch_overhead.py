@@ -4,6 +4,11 @@ measured in the same run.
 
 Usage: python benchmarks/dispatch_overhead.py [--repeat N] [--number N] [--json]
 
+With opentelemetry-sdk installed it also measures ``dispatch_tool`` with tracing off again after
+``dispatchguard.instrument()``/``uninstrument()``, and on (an SDK tracer provider without an
+exporter, the duration histogram in an in-memory reader), against the plain row, measured before
+OpenTelemetry is imported when the script runs on its own (tracing absent).
+
 Times are CPU time of this process (``time.process_time``), the median of ``--repeat`` runs of
 ``--number`` calls each; the direct call is measured before and after the others and the smaller
 figure is the baseline. Target: an overhead of at most 1.5 us per call for a dict payload (goal
@@ -31,6 +36,40 @@ def add(a: int, b: int) -> int:
 def median_ns(stmt, number: int, repeat: int) -> float:
     times = timeit.repeat(stmt, number=number, repeat=repeat, timer=time.process_time)
     return statistics.median(times) / number * 1e9
+
+
+ABSENT = "with OpenTelemetry absent (never imported)"
+OTEL_ABSENT_AT_START = not any(name == "opentelemetry" or name.startswith("opentelemetry.") for name in sys.modules)
+
+
+def tracing_rows(payload: dict, reg, n: int, r: int) -> dict[str, float]:
+    """dispatch_tool(dict) after instrument() and uninstrument() (off again), and with tracing on:
+    an SDK tracer provider without an exporter (the spans are built, recorded and dropped) and
+    the duration histogram aggregated by an in-memory reader. Empty without opentelemetry-sdk."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+    except ImportError:
+        print("opentelemetry-sdk is not installed (pip install -e '.[dev]'): no tracing rows")
+        return {}
+    from dispatchguard import dispatch_tool, instrument, uninstrument
+
+    tracer_provider, meter_provider = TracerProvider(), MeterProvider(metric_readers=[InMemoryMetricReader()])
+    rows: dict[str, float] = {}
+    instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+    uninstrument()
+    rows["dispatch_tool(dict), tracing off again"] = median_ns(lambda: dispatch_tool(payload, registry=reg), n, r)
+    instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+    try:
+        assert dispatch_tool(payload, registry=reg) == "3"
+        rows["dispatch_tool(dict), tracing on"] = median_ns(lambda: dispatch_tool(payload, registry=reg),
+                                                          max(n // 10, 100), r)
+    finally:
+        uninstrument()
+        tracer_provider.shutdown()
+        meter_provider.shutdown()
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         assert lc.invoke(lc_args) == 3  # noqa: DG101
         lc_ns = median_ns(lambda: lc.invoke(lc_args), max(n // 50, 100), r)  # noqa: DG101
         rows["langchain StructuredTool.invoke"] = lc_ns
+    tracing = tracing_rows(payload, reg, n, r)
+    rows.update(tracing)
     rows["direct add(1, 2) (again)"] = median_ns(lambda: add(1, 2), n, r)
 
     direct = min(rows["direct add(1, 2)"], rows["direct add(1, 2) (again)"])
@@ -86,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         theirs = lc_ns - direct
         print(f"StructuredTool.invoke overhead: {theirs / 1000:.2f} us per call; "
               f"ratio LangChain / dispatch_tool: {theirs / ours:.0f}x")
+    if tracing:
+        base = rows["dispatch_tool(dict)"]
+        print("tracing (dispatchguard.instrument()), dict payload, over dispatch_tool(dict) "
+              f"{ABSENT if OTEL_ABSENT_AT_START else 'never instrumented'}: "
+              + ", ".join(f"{name.split(', ', 1)[1]} {rows[name] - base:+.0f} ns" for name in tracing))
     if opts.json:
         print(json.dumps({k: round(v, 1) for k, v in rows.items()}))
     return 0

@@ -19,8 +19,10 @@
    server's peak RSS (all its processes, sampled every 50 ms) and its CPU time. The load client
    shares the machine's cores with the server.
 
+``--only stdio`` measures the in-process and stdio rows alone (no HTTP server, no load).
+
 Usage: python benchmarks/mcp_overhead.py [--calls 1000] [--runs 7] [--requests 3000]
-       [--concurrency 16] [--workers 1 4] [--max-seconds 30] [--json]
+       [--concurrency 16] [--workers 1 4] [--max-seconds 30] [--only stdio] [--json]
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ def add(a: int, b: int) -> int:
 async def aadd(a: int, b: int) -> int:
     """Add two integers, asynchronously."""
     return a + b
+
+
+@TOOLS.tool
+def sleepy(seconds: float) -> str:
+    """Block a sync tool thread (mcp_fairness.py's greedy client)."""
+    time.sleep(seconds)
+    return "slept"
 
 
 @TOOLS.tool
@@ -167,17 +176,18 @@ def our_client_runs(calls: int, runs: int) -> list[tuple[float, float]]:
     return out
 
 
-def overhead(calls: int, runs: int) -> list[dict]:
+def overhead(calls: int, runs: int, only: str | None = None) -> list[dict]:
     rows = {
         "adispatch_tool add (in process)": asyncio.run(direct_runs("add", calls, runs)),
         "adispatch_tool aadd (in process)": asyncio.run(direct_runs("aadd", calls, runs)),
     }
     for tool, measured in asyncio.run(stdio_rows(calls, runs)).items():
         rows[f"SDK client -> stdio server, {tool}"] = measured
-    for tool, measured in asyncio.run(http_rows(calls, runs)).items():
-        rows[f"SDK client -> HTTP server, {tool}"] = measured
-    for tool, measured in asyncio.run(http_rows(calls, runs, "--json-response", tools=("add",))).items():
-        rows[f"SDK client -> HTTP server --json-response, {tool}"] = measured
+    if only != "stdio":
+        for tool, measured in asyncio.run(http_rows(calls, runs)).items():
+            rows[f"SDK client -> HTTP server, {tool}"] = measured
+        for tool, measured in asyncio.run(http_rows(calls, runs, "--json-response", tools=("add",))).items():
+            rows[f"SDK client -> HTTP server --json-response, {tool}"] = measured
     rows["McpClient (dispatch_tool) -> stdio server, add"] = our_client_runs(calls, runs)
     baseline = {"add": statistics.median(cpu for cpu, _ in rows["adispatch_tool add (in process)"]),
                 "aadd": statistics.median(cpu for cpu, _ in rows["adispatch_tool aadd (in process)"])}
@@ -343,6 +353,8 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--max-seconds", type=float, default=30.0)
+    parser.add_argument("--only", choices=["stdio"], default=None,
+                        help="stdio: the in-process and stdio rows alone, no HTTP server and no load")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
 
@@ -350,8 +362,8 @@ def main() -> int:
     import psutil
 
     report = {"python": sys.version.split()[0], "load_average": [round(x, 2) for x in os.getloadavg()],
-              "cpus": psutil.cpu_count(), "overhead": overhead(opts.calls, opts.runs),
-              "load": [run_server(workers, opts) for workers in opts.workers]}
+              "cpus": psutil.cpu_count(), "overhead": overhead(opts.calls, opts.runs, opts.only),
+              "load": [] if opts.only else [run_server(workers, opts) for workers in opts.workers]}
     if opts.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -360,7 +372,8 @@ def main() -> int:
     print(f"{'call':56} {'CPU us':>9} {'overhead us':>12} {'wall us':>9}")
     for row in report["overhead"]:
         print(f"{row['call']:56} {row['cpu_us']:>9} {row['overhead_cpu_us']:>12} {row['wall_us']:>9}")
-    print(f"\nHTTP load ({opts.concurrency} concurrent, at most {opts.requests} requests / {opts.max_seconds:g}s):")
+    if report["load"]:
+        print(f"\nHTTP load ({opts.concurrency} concurrent, at most {opts.requests} requests / {opts.max_seconds:g}s):")
     for row in report["load"]:
         print(f"  workers={row['workers']}: {row['throughput_rps']} req/s, p50 {row['p50_ms']} ms, "
               f"p99 {row['p99_ms']} ms, {row['requests']} calls, errors {row['errors'] or 0}, "

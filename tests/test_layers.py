@@ -22,6 +22,12 @@ FORBIDDEN = {
     "tools": {"lint", "agent", "server", "fix", "cli", "lsp", "coverage_gate", "verify", "mcp"},
     "agent": {"lint", "server", "fix", "cli", "lsp", "coverage_gate", "verify", "mcp"},
     "fix": {"runtime", "agent", "http", "server", "tools", "cli", "lsp", "coverage_gate", "verify", "mcp"},
+    "server": {"lint", "fix", "cli", "lsp", "coverage_gate", "verify", "mcp", "tools"},
+    "mcp": {"lint", "fix", "cli", "lsp", "coverage_gate", "verify", "tools"},
+    "lsp": {"runtime", "agent", "http", "server", "tools", "cli", "coverage_gate", "verify", "mcp"},
+    "verify": {"runtime", "agent", "http", "server", "tools", "cli", "lsp", "coverage_gate", "mcp"},
+    "coverage_gate": {"runtime", "agent", "http", "server", "tools", "fix", "cli", "lsp", "verify", "mcp"},
+    "pylint": {"runtime", "agent", "http", "server", "tools", "fix", "cli", "lsp", "coverage_gate", "verify", "mcp"},
 }
 
 

@@ -31,6 +31,8 @@ _LAZY_EXPORTS = {
     "DispatchResult": "dispatchguard.runtime.dispatcher",
     "render_tool_prompt": "dispatchguard.runtime.prompt",
     "InjectedArg": "dispatchguard.runtime.schema.injected",
+    "instrument": "dispatchguard.runtime.tracing",
+    "uninstrument": "dispatchguard.runtime.tracing",
 }
 
 # Spelled out for static analysis; a test checks it matches _LAZY_EXPORTS.
@@ -52,9 +54,11 @@ __all__ = [
     "dispatch_tool",
     "dispatch_tool_result",
     "ensure_json_str",
+    "instrument",
     "parse_tool_action",
     "render_tool_prompt",
     "sanitize_args",
+    "uninstrument",
     "validate_tool_call",
 ]
 

@@ -92,3 +92,44 @@ def test_every_check_option_is_documented() -> None:
     assert {"--add-noqa", "--output-file", "--quiet", "--show-fixes", "--exit-non-zero-on-fix"} <= options
     page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     assert [o for o in sorted(options) if f"`{o}" not in page and f" {o}`" not in page] == []
+
+
+def test_an_unknown_option_shows_the_usage_of_its_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    from dispatchguard.cli.main import main
+
+    for command in ("check", "fix", "verify"):
+        with pytest.raises(SystemExit) as stopped:
+            main([command, "--bogus", "."])
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"usage: dispatchguard {command} ")
+        assert f"dispatchguard {command}: error: unrecognized arguments: --bogus" in err
+
+
+def test_check_help_lists_every_rule_of_the_rule_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from dispatchguard.cli.main import main
+    from dispatchguard.lint import RULES
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = capsys.readouterr().out
+    for code, rule in RULES.items():
+        assert f"  {code} {rule.summary}\n" in out
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda d: (d / "loop").symlink_to(d / "loop"), "a symbolic link loop (too many levels of symbolic links)"),
+        (lambda d: (d / "loop").symlink_to(d / "gone.py"), "a symbolic link to {d}/gone.py, which does not exist"),
+        (lambda d: None, "no such file or directory"),
+    ],
+)
+def test_a_named_path_that_cannot_be_read_says_why(
+    tmp_path: Path, make, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dispatchguard.cli.main import main
+
+    make(tmp_path)
+    assert main(["check", str(tmp_path / "loop")]) == 2
+    assert f"{tmp_path / 'loop'}: {reason.format(d=tmp_path)}" in capsys.readouterr().err

@@ -177,3 +177,25 @@ def test_a_function_that_imports_json_later_gets_no_wrap(tmp_path: Path, monkeyp
     report = apply_fixes(["."], load_config(["."]), unsafe=True, use_cache=False)
     assert report.applied == []
     assert "imports `json` itself after this return" in report.skipped[0].reason
+
+
+def test_a_consumer_that_receives_the_tool_as_a_parameter_from_another_module(tmp_path: Path, monkeypatch):
+    """issue 35: ``def best(tool, q): return tool.run(...)[0]["title"]``, filled with
+    ``best(SearchTool(), q)`` in another module, reads the raw return: not wrapped, named."""
+    files = {
+        "pyproject.toml": '[project]\nname = "app"\n',
+        "app/__init__.py": "",
+        "app/tools.py": TOOLS,
+        "app/ranking.py": "from app.tools import SearchTool\n\n\n"
+        "def best(tool, q):\n    return tool.run(query=q)[0]['title']\n",
+        "app/flow.py": "from app.ranking import best\nfrom app.tools import SearchTool\n\n\n"
+        "def answer(q):\n    return best(SearchTool(), q)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
+    assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
+    (reason,) = [s.reason for s in report.skipped if "ranking" in s.reason]
+    assert "app/ranking.py:5" in reason

@@ -33,3 +33,40 @@ def test_generated_modules_never_crash(source: str) -> None:
     header = "from crewai.tools import BaseTool\nimport json\n"
     for finding in check_source(header + source, STRICT):
         assert finding.code != "DG001"
+
+
+def _enclosing_by_parents(tree: ast.Module, node: ast.AST) -> list[ast.AST]:
+    """The classes and functions whose body (not decorators, arguments or bases) holds ``node``,
+    outermost first, ending with ``node`` itself when it is one: the definition, from every
+    node's parent."""
+    parent: dict[ast.AST, tuple[ast.AST, str]] = {}
+    for outer in ast.walk(tree):
+        for field, value in ast.iter_fields(outer):
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    parent[child] = (outer, field)
+    chain, current = [], node
+    while current in parent:
+        outer, field = parent[current]
+        if isinstance(outer, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body":
+            chain.append(outer)
+        current = outer
+    own = [node] if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    return chain[::-1] + own
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar() | hypothesmith.from_node())
+def test_enclosing_finds_the_definitions_around_every_statement(source: str) -> None:
+    """The halving search of a body (fixes ask it once per finding of long modules) agrees with
+    the definition on every statement of a generated module."""
+    from dispatchguard.lint.inference.tree_values import enclosing
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            assert enclosing(tree, node) == _enclosing_by_parents(tree, node)

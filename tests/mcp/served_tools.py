@@ -5,7 +5,11 @@ this folder on PYTHONPATH). ``DG_MCP_MARKS`` names a folder where tools leave ma
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated
@@ -82,3 +86,42 @@ def pid(pause: float = 0.0) -> int:
     """The serving process's id (which worker answered), after a pause."""
     time.sleep(pause)
     return os.getpid()
+
+
+#: The ways a tool can reach standard output, from Python's print down to the descriptor.
+WRITERS = ("print", "write", "subprocess", "os.write", "libc")
+
+
+@TOOLS.tool
+def noisy(writer: str, newline: bool = False) -> str:
+    """Write ``noise-<writer>`` to standard output the way ``writer`` names (see ``WRITERS``),
+    with or without a newline, then answer the writer's name."""
+    text = f"noise-{writer}" + ("\n" if newline else "")
+    if writer == "print":
+        print(text, end="")
+    elif writer == "write":
+        sys.stdout.write(text)
+    elif writer == "subprocess":
+        subprocess.run([sys.executable, "-c", f"import sys; sys.stdout.write({text!r})"], check=True)
+    elif writer == "os.write":
+        os.write(1, text.encode())
+    elif writer == "libc":  # what a C extension does: C's stdio, flushed
+        libc = ctypes.CDLL(None)
+        libc.printf(b"%s", text.encode())
+        libc.fflush(None)
+    else:
+        raise ValueError(f"unknown writer {writer!r}")
+    return writer
+
+
+#: ``hold`` calls wait for this (the tests set it when done); each releases ``HELD`` as it starts.
+HOLD_GATE = threading.Event()
+HELD = threading.Semaphore(0)
+
+
+@TOOLS.tool
+def hold() -> str:
+    """A sync tool that blocks until the test opens ``HOLD_GATE`` (at most 30 s)."""
+    HELD.release()
+    HOLD_GATE.wait(30)
+    return "held"

@@ -211,3 +211,40 @@ def test_bad_client_options(options, message):
 
     with pytest.raises(ValueError, match=message):
         McpClient(**options)
+
+
+def test_a_hostile_servers_errors_descriptions_and_schemas_are_bounded(client_of):
+    from dispatchguard.mcp import McpLimits
+
+    registry = ToolRegistry()
+    client = client_of(command=[sys.executable, SDK_SERVER, "--hostile"], name="hostile")
+    with pytest.raises(RegistryError, match=r"MCP server 'hostile': tool 'sprawling': its inputSchema is \d+ bytes "
+                                            r"of JSON, over the limit of 65536 \(McpLimits.max_schema_bytes\)"):
+        client.register(registry)
+    assert len(registry) == 0  # all or nothing
+    assert client.register(registry, names=["liar", "chatty"]) == ["liar", "chatty"]
+    assert len(registry.spec("chatty").description) == 4000
+    assert registry.spec("chatty").description.endswith("...")
+
+    value = error(registry, "liar")
+    assert value == {"error": "tool 'liar' failed: MCP: " + "E" * 3997 + "...", "kind": "tool_error",
+                     "tool": "liar", "url": "u" * 497 + "...", "status": 500, "server": "hostile", "mcp_tool": "liar"}
+
+    small = client_of(command=[sys.executable, SDK_SERVER, "--hostile"], name="small",
+                      limits=McpLimits(max_error_chars=20, max_detail_chars=10, max_description_chars=30,
+                                       max_schema_bytes=10**6))
+    assert small.register(registry, prefix="s_") == ["s_texts", "s_picture", "s_say", "s_nothing", "s_refuse",
+                                                      "s_oops", "s_hang", "s_liar", "s_chatty", "s_sprawling"]
+    assert registry.spec("s_chatty").description == "word word word word word wo..."
+    assert error(registry, "s_liar")["error"] == "tool 's_liar' failed: MCP: " + "E" * 17 + "..."
+    assert error(registry, "s_liar")["url"] == "u" * 7 + "..."
+
+
+@pytest.mark.parametrize("field", ["max_error_chars", "max_detail_chars", "max_description_chars",
+                                   "max_schema_bytes"])
+@pytest.mark.parametrize("value", [0, -1, 1.5, True])
+def test_limits_must_be_positive_ints(field, value):
+    from dispatchguard.mcp import McpLimits
+
+    with pytest.raises(ValueError, match=f"McpLimits.{field} must be a positive int, got {value!r}"):
+        McpLimits(**{field: value})

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml  # pre-commit's own dependency
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,12 +68,27 @@ def test_docs_page_lists_every_hook_id():
         assert f"`{hook['id']}`" in page or f"id: {hook['id']}" in page
 
 
-def test_docs_rev_is_the_release_tag_of_this_version():
-    """The `rev:` in the docs and the sample config is `v<version>`, the tag the release gets."""
-    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+def test_docs_rev_is_one_commit_of_this_repository_with_the_hooks():
+    """No release is tagged yet: the `rev:` in the docs and the sample config is one commit (full
+    SHA) of this repository's history whose tree has the hook manifest, the same everywhere."""
+    revs: set[str] = set()
     for path in (SAMPLE, ROOT / "docs" / "pre-commit.md", ROOT / "docs" / "coverage-gate.md"):
-        revs = set(re.findall(r"rev: ([\w.]+)", path.read_text()))
-        assert revs == {f"v{version}"}, path
+        found = set(re.findall(r"^\s+rev: (\S+)", path.read_text(), re.MULTILINE))
+        assert found, path
+        revs |= found
+    assert len(revs) == 1, revs
+    (rev,) = revs
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), rev
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the commit cannot be looked up")
+    git = ["git", "-C", str(ROOT)]
+    assert subprocess.run([*git, "merge-base", "--is-ancestor", rev, "HEAD"], capture_output=True).returncode == 0
+    manifest = subprocess.run([*git, "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml"], capture_output=True)
+    assert manifest.returncode == 0
+
+
+def test_the_package_version_is_the_one_of_pyproject():
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
     from dispatchguard import __version__
 
     assert __version__ == version

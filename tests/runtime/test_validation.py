@@ -33,7 +33,7 @@ def r():
         ({"i": 1, "flag": 1}, "argument 'flag': expected boolean, got integer 1"),
         ({"i": 1, "x": "1.0"}, "argument 'x': expected number"),
         ({"i": 1, "x": True}, "expected number"),
-        ({"i": 1, "x": float("inf")}, "expected a finite number, got number inf"),
+        ({"i": 1, "x": float("inf")}, "expected a finite number, got a number too large for a float"),
         ({"i": 1, "x": 10**400}, "expected number"),
         ({"i": 1, "tags": "t"}, "argument 'tags': expected array, got string \"t\""),
         ({"i": 1, "tags": ["a", 1]}, "argument 'tags': item 1: expected string, got integer 1"),
@@ -157,3 +157,62 @@ def test_sanitize_args():
     assert sanitize_args(None) == {}
     with pytest.raises(TypeError):
         sanitize_args([1, 2])  # type: ignore[arg-type]
+
+
+# The received value, named by its JSON type and a short rendering; what JSON cannot carry, by what
+# it means (1e400 and Infinity parse to an infinite float), on the validator's two engines.
+RECEIVED = [
+    ({"i": None}, "tool 'f': argument 'i': expected integer, got null"),
+    ({"i": float("inf")}, "tool 'f': argument 'i': expected integer, got a number too large for a float"),
+    ({"i": float("-inf")}, "tool 'f': argument 'i': expected integer, got a number too large for a float"),
+    ({"i": float("nan")}, "tool 'f': argument 'i': expected integer, got NaN (not a number)"),
+    ({"i": 1, "x": 10**400}, "tool 'f': argument 'x': expected number, got integer "),
+    ({"i": True}, "tool 'f': argument 'i': expected integer, got boolean true"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), RECEIVED)
+def test_messages_name_the_received_value(r, args, message):
+    v = validate_tool_call({"name": "f", "args": args}, r)
+    assert v.error.startswith(message), v.error
+    assert "null null" not in v.error
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ({"i": None}, "tool 'g': argument 'i': expected integer, got null"),
+    ({"i": float("inf")}, "tool 'g': argument 'i': expected integer, got a number too large for a float"),
+    ({"i": 1, "xs": [1.0, float("-inf")]}, "tool 'g': argument 'xs': item 1: got a number too large for a float"),
+])
+def test_json_schema_messages_name_the_received_value(args, message):
+    reg = ToolRegistry()
+    reg.register("g", lambda **kw: 1, schema={"type": "object", "required": ["i"], "properties": {
+        "i": {"type": "integer"}, "xs": {"type": "array", "items": {"type": "integer"}}}})
+    assert validate_tool_call({"name": "g", "args": args}, reg).error == message
+
+
+def test_large_integer_for_a_number_says_so(r):
+    v = validate_tool_call({"name": "f", "args": {"i": 1, "x": 10**400}}, r)
+    assert v.error.endswith("(too large for a float)")
+
+
+def test_chat_native_call_names_the_received_value(llm, llm_server):
+    """The /chat path: a native tool call whose arguments say 1e400 and null, answered to the model."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from dispatchguard.agent.testing import ScriptedReply, ScriptedToolCall
+    from dispatchguard.server import create_app
+
+    reg = ToolRegistry()
+
+    @reg.tool
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    llm_server.set_script([ScriptedReply(tool_calls=[ScriptedToolCall("add", '{"a": 1e400, "b": null}')]), "No."])
+    with TestClient(create_app(reg, llm)) as client:
+        assert client.post("/chat", json={"message": "add", "mode": "agent"}).status_code == 200
+    tool_message = llm_server.requests[1]["messages"][-1]
+    assert "tool 'add': argument 'a': expected integer, got a number too large for a float" in \
+        tool_message["content"], tool_message

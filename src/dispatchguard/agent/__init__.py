@@ -7,9 +7,8 @@ See ``docs/agent.md``. Everything here is built on the runtime's dispatcher
 
 from __future__ import annotations
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
 from dispatchguard.agent.execute import (
-    CancelToken,
     execute_tool,
     execute_tools,
     stranded_threads,

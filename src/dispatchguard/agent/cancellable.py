@@ -1,4 +1,4 @@
-"""Await something until a :class:`~dispatchguard.agent.execute.CancelToken` fires.
+"""The cancel flag of a run, and awaiting something until it fires.
 
 A :class:`CancelToken` is a thread-safe flag (it can be set from any thread or process listener), so
 an in-flight model call cannot be woken by it directly: :func:`until_cancelled` runs the awaitable
@@ -9,18 +9,41 @@ HTTP request to a model server is aborted, its connection closed) and :class:`Ru
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-if TYPE_CHECKING:  # the executor awaits through this module: no import back at run time
-    from dispatchguard.agent.execute import CancelToken
-
-__all__ = ["POLL_SECONDS", "RunCancelled", "until_cancelled"]
+__all__ = ["POLL_SECONDS", "CancelToken", "RunCancelled", "until_cancelled"]
 
 T = TypeVar("T")
 
 #: How often a pending call looks at its token: the longest a cancel waits to take effect.
 POLL_SECONDS = 0.05
+
+
+class CancelToken:
+    """A thread-safe flag: ``cancel()`` from anywhere, checked by the executor and the loop."""
+
+    __slots__ = ("_event", "reason")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = ""
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel with ``reason``, from any thread; calls after the first change nothing."""
+        if not self._event.is_set():
+            self.reason = reason
+            self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` has been called (it never resets)."""
+        return self._event.is_set()
+
+    def __repr__(self) -> str:
+        return f"CancelToken(cancelled={self.cancelled})"
+
 
 
 class RunCancelled(Exception):

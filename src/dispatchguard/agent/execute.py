@@ -31,17 +31,18 @@ is JSON text.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
 
 __all__ = [
     "MAX_STRANDED_THREADS",
-    "CancelToken",
     "execute_tool",
     "execute_tools",
     "stranded_threads",
@@ -54,30 +55,6 @@ _SLOT_POLL_S = 0.005
 _lock = threading.Lock()
 _stranded = 0
 _live = 0  # sync tool threads holding a slot (started or about to start, not finished)
-
-
-class CancelToken:
-    """A thread-safe flag: ``cancel()`` from anywhere, checked by the executor and the loop."""
-
-    __slots__ = ("_event", "reason")
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self.reason = ""
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        """Cancel with ``reason``, from any thread; calls after the first change nothing."""
-        if not self._event.is_set():
-            self.reason = reason
-            self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether :meth:`cancel` has been called (it never resets)."""
-        return self._event.is_set()
-
-    def __repr__(self) -> str:
-        return f"CancelToken(cancelled={self.cancelled})"
 
 
 def stranded_threads() -> int:
@@ -120,7 +97,8 @@ def _free_slot() -> None:
         _live -= 1
 
 
-def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str]:
+def _start_thread(action: Any, registry: Any, context: Any = None,
+                  thread_ended: Callable[[], None] | None = None) -> Future[str]:
     """Dispatch in a new daemon thread holding a reserved slot: a stuck tool never holds up
     interpreter exit (a pool's workers are joined at exit) nor ``asyncio.run`` (which joins the
     loop's default executor)."""
@@ -138,8 +116,13 @@ def _start_thread(action: Any, registry: Any, context: Any = None) -> Future[str
                 future.set_exception(exc)
         finally:
             _free_slot()
+            if thread_ended is not None:
+                thread_ended()
 
-    threading.Thread(target=work, name="dispatchguard-tool", daemon=True).start()
+    # the caller's context variables go with the call (its trace context: the tool's span is a child)
+    context_copy = contextvars.copy_context()
+    threading.Thread(target=functools.partial(context_copy.run, work), name="dispatchguard-tool",
+                     daemon=True).start()
     return future
 
 
@@ -171,25 +154,32 @@ def _abandoned(name: str, cancel: CancelToken) -> str:
 
 
 async def _run_sync(
-    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None
+    action: Any, registry: Any, name: str, timeout: float | None, context: Any, cancel: CancelToken | None,
+    thread_ended: Callable[[], None] | None = None,
 ) -> str:
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
-    while not _reserve_slot():
-        if _stranded >= MAX_STRANDED_THREADS:
-            return _error(
-                f"{_stranded} tool threads are still running after a timeout; not starting another "
-                "sync tool until one of them ends",
-                "overloaded", name, stranded=_stranded,
-            )
-        if deadline is not None and loop.time() >= deadline:
-            return _timed_out(name, timeout)
-        await asyncio.sleep(_SLOT_POLL_S)
+    started = False
     try:
-        future = _start_thread(action, registry, context)
-    except BaseException:
-        _free_slot()
-        raise
+        while not _reserve_slot():
+            if _stranded >= MAX_STRANDED_THREADS:
+                return _error(
+                    f"{_stranded} tool threads are still running after a timeout; not starting another "
+                    "sync tool until one of them ends",
+                    "overloaded", name, stranded=_stranded,
+                )
+            if deadline is not None and loop.time() >= deadline:
+                return _timed_out(name, timeout)
+            await asyncio.sleep(_SLOT_POLL_S)
+        try:
+            future = _start_thread(action, registry, context, thread_ended)
+            started = True
+        except BaseException:
+            _free_slot()
+            raise
+    finally:
+        if not started and thread_ended is not None:  # no thread will call it
+            thread_ended()
     remaining = None if deadline is None else max(deadline - loop.time(), 0.0)
     try:
         return await asyncio.wait_for(until_cancelled(asyncio.wrap_future(future), cancel), remaining)
@@ -221,12 +211,15 @@ async def execute_tool(
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
     context: Mapping[str, Any] | None = None,
+    thread_ended: Callable[[], None] | None = None,
 ) -> str:
     """Dispatch one call (``ToolAction``, dict or JSON text) and return the JSON text result.
 
     ``timeout`` is in seconds (``None``: no limit). Bad calls (unknown tool, invalid arguments) are
     answered by the dispatcher's error object without starting a thread. ``context`` supplies the
-    tool's injected arguments (see ``dispatch_tool``).
+    tool's injected arguments (see ``dispatch_tool``). ``thread_ended`` is called once when a sync
+    tool's call no longer holds a thread: from the thread as it ends (which may be long after a
+    timeout), or at once when no thread was started; never for an async or unknown tool.
     """
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
@@ -240,9 +233,11 @@ async def execute_tool(
     if spec is None:  # unknown or malformed: the dispatcher writes the error object
         result = dispatch_tool(action, registry=registry, context=context)
     else:
-        run = _run_async if spec.is_async else _run_sync
         try:
-            result = await run(action, registry, name, timeout, context, cancel)
+            if spec.is_async:
+                result = await _run_async(action, registry, name, timeout, context, cancel)
+            else:
+                result = await _run_sync(action, registry, name, timeout, context, cancel, thread_ended)
         except RunCancelled:  # a sync tool's thread runs on (stranded); an async tool was cancelled
             return _abandoned(name, cancel)  # type: ignore[arg-type]
     if cancel is not None and cancel.cancelled:
@@ -259,34 +254,41 @@ async def execute_tools(
     timeout: float | None = 12.0,
     cancel: CancelToken | None = None,
     context: Mapping[str, Any] | None = None,
+    call_ids: Sequence[str | None] | None = None,
 ) -> list[str]:
     """Run several calls; results come back in call order.
 
     Consecutive calls of ``parallel_safe`` tools run concurrently; any other call waits for the
     calls before it and runs alone, so side effects keep the order the model asked for.
+    ``call_ids`` (one per action) are the model's ids of the calls, recorded on their trace spans.
     """
     from dispatchguard.runtime.registry import TOOL_REGISTRY
+    from dispatchguard.runtime.tracing import TOOL_CALL_ID
 
     registry = TOOL_REGISTRY if registry is None else registry
+    if call_ids is not None and len(call_ids) != len(actions):
+        raise ValueError(f"call_ids has {len(call_ids)} ids for {len(actions)} actions")
+    ids = list(call_ids) if call_ids is not None else [None] * len(actions)
     results: list[str] = []
-    batch: list[Any] = []
+    batch: list[tuple[Any, str | None]] = []
+
+    async def one(action: Any, call_id: str | None) -> str:
+        token = TOOL_CALL_ID.set(call_id)
+        try:
+            return await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel, context=context)
+        finally:
+            TOOL_CALL_ID.reset(token)
 
     async def flush() -> None:
-        results.extend(
-            await asyncio.gather(
-                *(execute_tool(a, registry=registry, timeout=timeout, cancel=cancel, context=context)
-                  for a in batch)
-            )
-        )
+        results.extend(await asyncio.gather(*(one(action, call_id) for action, call_id in batch)))
         batch.clear()
 
-    for action in actions:
+    for action, call_id in zip(actions, ids, strict=True):
         spec = registry.resolve(_tool_name(action))
         if spec is not None and spec.parallel_safe:
-            batch.append(action)
+            batch.append((action, call_id))
             continue
         await flush()
-        results.append(await execute_tool(action, registry=registry, timeout=timeout, cancel=cancel,
-                                          context=context))
+        results.append(await one(action, call_id))
     await flush()
     return results

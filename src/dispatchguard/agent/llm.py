@@ -50,7 +50,7 @@ import inspect
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -84,10 +84,30 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ModelReply:
-    """A model's turn: its text (``""`` when it only called tools) and its tool calls, in order."""
+    """A model's turn: its text (``""`` when it only called tools) and its tool calls, in order.
+
+    What the API reported about the turn, when it did (for traces; not part of equality):
+    ``usage`` (``{"input_tokens": int, "output_tokens": int}``), ``finish_reason`` and ``model``.
+    """
 
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
+    usage: Mapping[str, int] | None = field(default=None, compare=False)
+    finish_reason: str | None = field(default=None, compare=False)
+    model: str | None = field(default=None, compare=False)
+
+
+def _usage(usage: Any, input_key: str, output_key: str) -> dict[str, int] | None:
+    """The token counts of a reply's ``usage`` object, under the GenAI names; None when absent."""
+    if not isinstance(usage, dict):
+        return None
+    counts = {name: usage[key] for name, key in (("input_tokens", input_key), ("output_tokens", output_key))
+              if type(usage.get(key)) is int}
+    return counts or None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 @runtime_checkable
@@ -268,6 +288,9 @@ class OpenAICompatibleLLM(_HTTPModel):
     servers whose models have no tool support.
     """
 
+    #: ``gen_ai.provider.name`` of the trace spans
+    provider_name = "openai"
+
     def __init__(
         self,
         base_url: str | None = None,
@@ -336,7 +359,10 @@ class OpenAICompatibleLLM(_HTTPModel):
             name = function.get("name")
             tool_calls.append(ToolCall(call_id, name if isinstance(name, str) else "",
                                        function.get("arguments")))
-        return ModelReply(_text_parts(message.get("content")), tuple(tool_calls))
+        usage = data.get("usage")
+        return ModelReply(_text_parts(message.get("content")), tuple(tool_calls),
+                          _usage(usage, "prompt_tokens", "completion_tokens"),
+                          _text_or_none(first.get("finish_reason")), _text_or_none(data.get("model")))
 
     def complete(self, messages: Sequence[Message]) -> str:
         """POST ``messages`` without tools and return the first choice's text; blocks the thread.
@@ -415,6 +441,8 @@ class AnthropicLLM(_HTTPModel):
     """
 
     native_tools = True
+    #: ``gen_ai.provider.name`` of the trace spans
+    provider_name = "anthropic"
 
     def __init__(
         self,
@@ -472,7 +500,9 @@ class AnthropicLLM(_HTTPModel):
                 call_id = block.get("id") if isinstance(block.get("id"), str) else f"toolu_{index}"
                 name = block.get("name") if isinstance(block.get("name"), str) else ""
                 calls.append(ToolCall(call_id, name, block.get("input")))
-        return ModelReply(_text_parts(content), tuple(calls))
+        usage = _usage(data.get("usage"), "input_tokens", "output_tokens")
+        return ModelReply(_text_parts(content), tuple(calls), usage,
+                          _text_or_none(data.get("stop_reason")), _text_or_none(data.get("model")))
 
     def complete(self, messages: Sequence[Message]) -> str:
         """POST ``messages`` without tools and return the text blocks joined; blocks the thread.

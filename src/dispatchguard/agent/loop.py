@@ -24,7 +24,7 @@ Then:
 - a valid call's result is summarised into the history as ``Tool N [name]: summary``;
 - **the breaker**: when the same call (same tool, same arguments) has failed ``breaker_threshold``
   times (2), the loop stops (``stop_reason="breaker"``) instead of burning steps on it;
-- the :class:`~dispatchguard.agent.execute.CancelToken` is checked before and after every tool, and
+- the :class:`~dispatchguard.agent.cancellable.CancelToken` is checked before and after every tool, and
   a model call in flight is aborted when it is cancelled (``stop_reason="cancelled"``);
 - after ``max_steps`` model calls without a final answer the loop stops
   (``stop_reason="max_steps"``) and the response lists what the tools returned.
@@ -45,8 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
-from dispatchguard.agent.execute import CancelToken, execute_tool, execute_tools
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
+from dispatchguard.agent.execute import execute_tool, execute_tools
 from dispatchguard.agent.llm import LLMError, ModelReply, ToolCall, acomplete, uses_native_tools
 from dispatchguard.agent.summarize import summarize_tool_result
 
@@ -202,12 +202,17 @@ class _AgentRun:
         return None
 
     async def ask(self, messages: list[Mapping[str, Any]]) -> ModelReply:
-        if self.native:
-            reply = await until_cancelled(self.llm.achat(messages, self.registry), self.cancel)
-            if not isinstance(reply, ModelReply):
-                raise LLMError(f"achat() returned {type(reply).__name__}, expected ModelReply")
-            return reply
-        return ModelReply(await until_cancelled(acomplete(self.llm, messages), self.cancel))
+        from dispatchguard.runtime.tracing import chat_span
+
+        with chat_span(self.llm) as span:
+            if self.native:
+                reply = await until_cancelled(self.llm.achat(messages, self.registry), self.cancel)
+                if not isinstance(reply, ModelReply):
+                    raise LLMError(f"achat() returned {type(reply).__name__}, expected ModelReply")
+            else:
+                reply = ModelReply(await until_cancelled(acomplete(self.llm, messages), self.cancel))
+            span.reply(reply)
+        return reply
 
     async def run(self) -> LoopResult:
         pending_error: str | None = None
@@ -321,6 +326,7 @@ class _AgentRun:
         results = iter(await execute_tools(
             [{"name": check.tool_name, "args": check.args} for check in valid],
             registry=self.registry, timeout=self.tool_timeout, cancel=self.cancel, context=self.tool_context,
+            call_ids=[call.id for call, check in zip(reply.tool_calls, checks, strict=True) if check.valid],
         ))
         trace.tool_duration = time.perf_counter() - started
         stopped = self.cancelled()
@@ -402,10 +408,14 @@ async def arun_tool_loop(
     if breaker_threshold < 1:
         raise ValueError(f"breaker_threshold must be at least 1, got {breaker_threshold}")
     from dispatchguard.runtime.registry import TOOL_REGISTRY
+    from dispatchguard.runtime.tracing import agent_span
 
     registry = TOOL_REGISTRY if registry is None else registry
     settings = _LoopSettings(max_steps, cancel, tool_timeout, breaker_threshold, summary_limit, tool_context)
-    return await _AgentRun(llm, message, registry, context, settings).run()
+    with agent_span(llm) as span:
+        result = await _AgentRun(llm, message, registry, context, settings).run()
+        span.result(result)
+    return result
 
 
 def run_tool_loop(

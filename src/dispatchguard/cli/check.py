@@ -1,17 +1,10 @@
-"""Check Python files for direct tool calls (DG101), tools instantiated outside the tool modules
-(DG102) and tools that return something other than JSON text (DG103).
-
-`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);
-`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.
-
-Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
-"""
+"""`dispatchguard check`: the findings of the DG rules on files, folders or standard input
+(``DESCRIPTION`` is its ``--help``, its rule list taken from the rule table)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import io
 import os
 import sys
@@ -24,6 +17,7 @@ from dispatchguard.cli.common import (
     add_optional_value_option,
     add_project_options,
     code_list,
+    collector_off,
     effective_config,
     job_count,
     plural,
@@ -32,11 +26,21 @@ from dispatchguard.cli.common import (
     run_guarded,
 )
 from dispatchguard.cli.output import FORMATS
+from dispatchguard.lint.rules import RULES
 
 # Only the standard library at import time: `dispatchguard --help` imports every subcommand module
 # to build its parser, and `dispatchguard check` must never load libcst or pydantic.
 
 HELP = "check files for DG rule violations"
+DESCRIPTION = "\n\n".join(
+    [
+        "Check Python files and notebooks against the DG rules:\n"
+        + "\n".join(f"  {code} {rule.summary}" for code, rule in RULES.items()),
+        "`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);\n"
+        "`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.",
+        "Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.",
+    ]
+)
 
 #: The formats that end with a summary on stderr and may be coloured (the others are for machines).
 HUMAN_FORMATS = ("text", "concise", "full", "grouped")
@@ -156,23 +160,14 @@ def run(args: argparse.Namespace) -> int:
     """Run ``dispatchguard check``: 0 no unsilenced finding (or --exit-zero, --write-baseline), 1
     findings (or, with --exit-non-zero-on-fix, a fixed file), 2 usage, configuration or internal
     error or a notebook that could not be read. A reader that closes the pipe early also gives 1."""
-    # A run allocates syntax trees and summaries and frees them whole, without cycles: the cyclic
-    # collector would only rescan them (about 4 % of a cold run's CPU on langchain-community), and
-    # once more when it is enabled again or at exit (40 ms with an environment's summaries). So it
-    # is off for the run, and what the run kept is frozen out of its sight before it is back.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return run_guarded(_run, args)
-    except BrokenPipeError:
-        # The reader went away (`dispatchguard check | head`): not an error of ours.
-        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    finally:
-        if enabled:  # a caller that runs `main()` in its own process keeps its collector
-            gc.freeze()
-            gc.enable()
+    with collector_off():
+        try:
+            return run_guarded(_run, args)
+        except BrokenPipeError:
+            # The reader went away (`dispatchguard check | head`): not an error of ours.
+            # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
 
 
 #: The output formats that show each finding's fix (ruff's fix object, SARIF fixes, rdjson suggestions).

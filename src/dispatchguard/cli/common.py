@@ -8,10 +8,13 @@ parser, and `dispatchguard check` must never load libcst or pydantic.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import errno
+import gc
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +84,21 @@ def require_paths(paths: list[str]) -> None:
                 "'-' (standard input) cannot be written back; "
                 "to check a buffer: dispatchguard check --stdin-filename PATH -"
             )
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
+        try:
+            os.stat(path)
+        except OSError as exc:
+            raise UsageError(f"{path}: {_missing_reason(path, exc)}") from None
+
+
+def _missing_reason(path: str, exc: OSError) -> str:
+    """Why a named path cannot be checked, in the words that lead to the fix."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop (too many levels of symbolic links)"
+    if os.path.islink(path):
+        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    if exc.errno == errno.ENOENT:
+        return "no such file or directory"
+    return exc.strerror or str(exc)
 
 
 def code_list(value: str) -> list[str]:
@@ -222,3 +238,23 @@ def effective_config(args: argparse.Namespace) -> Any:
             raise UsageError(f"--python: {exc}") from None
         changes["python"] = python
     return dataclasses.replace(config, **changes) if changes else config
+
+
+@contextlib.contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off for a checking run (``check``, ``fix``).
+
+    A run allocates syntax trees and summaries and frees them whole, without cycles: the collector
+    would only rescan them (about 4 % of a cold check's CPU on langchain-community; a fix of a
+    generated 5 MB module paid seconds when the collector came back between its passes), and once
+    more when it is enabled again or at exit. So it is off for the run, and what the run kept is
+    frozen out of its sight before it is back.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:  # a caller that runs `main()` in its own process keeps its collector
+            gc.freeze()
+            gc.enable()

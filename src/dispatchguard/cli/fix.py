@@ -16,6 +16,7 @@ from typing import Any
 from dispatchguard.cli.common import (
     add_project_options,
     code_list,
+    collector_off,
     effective_config,
     job_count,
     report_notebooks,
@@ -67,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``dispatchguard fix``: files are rewritten in place (atomically), or with --diff only
     printed. Exit 0 nothing needed fixing and no finding remains, 1 a file changed (or would) or
     a finding remains, 2 usage, configuration or internal error or an unreadable notebook."""
-    return run_guarded(_run, args)
+    with collector_off():  # its check passes allocate as `check` does
+        return run_guarded(_run, args)
 
 
 def _run(args: argparse.Namespace) -> int:

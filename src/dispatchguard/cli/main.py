@@ -1,6 +1,8 @@
 """`dispatchguard` entry point: routes to one module per subcommand.
 
-A subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+A subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``;
+its ``--help`` text is its ``DESCRIPTION`` when it has one (text made from tables), else its docstring.
+An unknown option is reported with the usage of the subcommand it was given to.
 Exit codes follow ruff: 0 clean, 1 findings or changes, 2 usage, config or internal error.
 """
 
@@ -41,9 +43,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             if exc.name == module_name:  # subcommand not built yet
                 continue
             raise
-        sub = subparsers.add_parser(name, help=module.HELP, description=module.__doc__)
+        description = getattr(module, "DESCRIPTION", module.__doc__)
+        sub = subparsers.add_parser(
+            name, help=module.HELP, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         module.add_arguments(sub)
-        sub.set_defaults(run=module.run)
+        sub.set_defaults(run=module.run, parser=sub)
     return parser
 
 
@@ -59,7 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``SystemExit`` from argparse (status 2, resp. 0) instead of returning."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    args = build_parser(command).parse_args(argv)
+    args, unknown = build_parser(command).parse_known_args(argv)
+    if unknown:  # argparse would print the top-level usage: the subcommand's is the one that helps
+        args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return int(args.run(args))
 
 

@@ -40,6 +40,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "client that disconnects then no longer cancels its call)")
     parser.add_argument("--max-body-bytes", type=positive(int), default=None,
                         help="HTTP: largest accepted request body (default: the SDK's 4 MiB)")
+    parser.add_argument("--header-timeout", type=positive(float), default=10.0,
+                        help="HTTP: seconds for a request's headers to arrive, else 408 (default: %(default)s)")
+    parser.add_argument("--body-timeout", type=positive(float), default=30.0,
+                        help="HTTP: seconds for a request's body to arrive after its headers, else 408 "
+                        "(default: %(default)s)")
+    parser.add_argument("--max-connections", type=positive(int), default=200,
+                        help="HTTP: open connections per worker; more are answered 503 with Retry-After "
+                        "(default: %(default)s)")
+    parser.add_argument("--max-connections-per-peer", type=positive(int), default=32,
+                        help="HTTP: open connections per client address and worker; more are answered 429 "
+                        "with Retry-After (default: %(default)s)")
+    parser.add_argument("--thread-share", type=positive(int), default=4,
+                        help="HTTP: sync-tool threads one client address may hold at once, of the 8 per "
+                        "worker; past it a call waits for one of its own, at most --tool-timeout, then "
+                        "answers overloaded (default: %(default)s)")
     parser.add_argument("--tool-timeout", type=positive(float), default=DEFAULT_TOOL_TIMEOUT,
                         help="seconds per tool call (default: %(default)s)")
     parser.add_argument("--log-level", default="warning",
@@ -69,11 +84,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         import anyio
 
-        try:
-            registry = load_tool_registry(args.registry)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        anyio.run(lambda: serve_stdio(registry, tool_timeout=args.tool_timeout))
+        from dispatchguard.mcp.stdio import protocol_stdout
+
+        # stdout is the protocol's from here: a registry module that prints at import, and every
+        # tool, write to stderr
+        with protocol_stdout() as protocol:
+            try:
+                registry = load_tool_registry(args.registry)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            anyio.run(lambda: serve_stdio(registry, protocol=protocol, tool_timeout=args.tool_timeout))
         return 0
     import uvicorn
 
@@ -81,15 +101,20 @@ def _run(args: argparse.Namespace) -> int:
         registry=args.registry, path=args.path, tool_timeout=args.tool_timeout,
         allowed_hosts=tuple(args.allow_host) if args.allow_host else LOOPBACK_HOSTS,
         json_response=args.json_response, max_body_bytes=args.max_body_bytes,
+        header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+        max_connections=args.max_connections, max_connections_per_peer=args.max_connections_per_peer,
+        thread_share=args.thread_share,
     )
     try:
         app = settings.app()  # also checks the settings before any worker starts
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    from dispatchguard.mcp.connections import http_protocol
+
     if args.workers == 1:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http_protocol())
         return 0
     os.environ[SETTINGS_ENV] = settings.to_json()
     uvicorn.run(FACTORY, factory=True, workers=args.workers, host=args.host, port=args.port,
-                log_level=args.log_level)
+                log_level=args.log_level, http=http_protocol())
     return 0

@@ -5,8 +5,8 @@ module level), each built and called in a worker process of its own with argumen
 its argument schema (hypothesis, fixed seed), the network sealed, HOME and TMPDIR redirected and
 the environment's secrets left out. Exit status: 0 every tool that could be built kept the
 contract, 1 a tool broke it (or hung, or crashed), 2 usage or configuration error. Defaults come
-from `[tool.dispatchguard.verify]`. Run it from the project's environment: the workers import
-the project's code with this interpreter.
+from `[tool.dispatchguard.verify]`. The tools run under the project's interpreter (`--python`, the
+`python` setting, or the environment `check` finds), dispatchguard from its own.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from dispatchguard.cli.common import UsageError, effective_config, job_count, plural, run_guarded
+from dispatchguard.cli.common import UsageError, effective_config, job_count, plural, require_paths, run_guarded
 
 HELP = "run the project's tools and check that every call answers JSON text"
 
@@ -34,6 +34,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="text, json, sarif (code scanning) or github (annotations): the tools that broke the contract",
     )
     parser.add_argument("-j", "--jobs", type=job_count, default=1, metavar="N", help="tools verified at a time")
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter (or environment folder) that runs the tools; dispatchguard runs from its own "
+        "(default: the python setting, VIRTUAL_ENV, or a .venv or venv at the project root, as check finds it)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "namespaces", "seal"),
+        default="auto",
+        help="namespaces: each worker in a bubblewrap sandbox (an error where the OS offers none); seal: a plain "
+        "process with the network sealed in Python; auto (default): namespaces where available, else seal",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,13 +57,30 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from dispatchguard.verify.discover import verify_targets
-    from dispatchguard.verify.runner import VerifyOptions, verify_tools
+    from dispatchguard.verify.runner import (
+        IsolationUnavailable,
+        VerifyOptions,
+        project_interpreter,
+        resolve_isolation,
+        verify_tools,
+    )
 
+    require_paths(args.paths)
     config = effective_config(args)
     settings = config.verify
-    options = VerifyOptions.from_settings(settings, cases=args.cases, timeout=args.timeout)
+    try:
+        python = project_interpreter(args.python, config)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    options = VerifyOptions.from_settings(
+        settings, cases=args.cases, timeout=args.timeout, isolation=args.isolation, python=python
+    )
     if options.cases < 1 or options.timeout <= 0:
         raise UsageError("--cases must be at least 1 and --timeout positive")
+    try:
+        level = resolve_isolation(options.isolation)
+    except IsolationUnavailable as exc:
+        raise UsageError(str(exc)) from None
     targets = verify_targets(args.paths, config)
     reports = verify_tools(targets, options, jobs=args.jobs)
     if args.output_format == "json":
@@ -65,10 +95,17 @@ def _run(args: argparse.Namespace) -> int:
     failed = sum(r.failed for r in reports)
     print(
         f"{plural(len(reports), 'tool')} found: {counts['verified']} verified, {failed} broke the contract, "
-        f"{counts['not_built']} not built.",
+        f"{counts['not_built']} not built. Isolation: {_ISOLATION[level]}."
+        + (f" Tools run by {python}." if python else ""),
         file=sys.stderr,
     )
     return 1 if failed else 0
+
+
+_ISOLATION = {
+    "namespaces": "namespaces (bubblewrap: no network, own /proc, writes to its folder only)",
+    "seal": "seal (plain processes, network sealed in Python; see docs/verify.md)",
+}
 
 
 def _as_findings_format(name: str, failed: list[Any]) -> str:
@@ -123,4 +160,5 @@ def _as_json(report: Any) -> dict[str, Any]:
         "threads_left": report.threads_left,
         "cpu_seconds": round(report.cpu_seconds, 3),
         "wall_seconds": round(report.wall_seconds, 3),
+        "isolation": report.isolation,
     }

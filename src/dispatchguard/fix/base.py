@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dispatchguard.lint.inference.tree_values import statement_at
 from dispatchguard.lint.tool_facts import ToolFacts
 
 
@@ -98,6 +99,11 @@ class FileContext:
         position = (line, self.byte_col(line, col - 1))
         path: list[Any] = []
         node: ast.AST = self.tree
+        top = statement_at(self.tree.body, *position)  # halving, not a scan of a long module
+        if top is None:
+            return path, position
+        path.append(top)
+        node = top
         while True:
             for child in ast.iter_child_nodes(node):
                 if hasattr(child, "end_lineno") and (child.lineno, child.col_offset) <= position <= (

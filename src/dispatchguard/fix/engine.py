@@ -86,10 +86,20 @@ def apply_fixes(
         # one configuration for every file: the facts the fixes read are this project's
         return check_paths(check_paths_, config, jobs=jobs, use_cache=True, cache_dir=run_cache_dir, nested=False)
 
+    def facts_of(paths: Sequence[str]) -> Any:
+        from dispatchguard.lint.cache import CACHE_DIRNAME, know_cached
+        from dispatchguard.lint.engine import project_files
+        from dispatchguard.lint.tool_facts import ToolFacts
+
+        facts = ToolFacts(config, project_files(paths, config)[0])
+        # the pass's check has just summarised the project: its facts are those, not a second parse
+        know_cached(facts.project, Path(run_cache_dir) if run_cache_dir else root / CACHE_DIRNAME)
+        return facts
+
     try:
         with quiet_parsing():  # the fixer parses many files too, and keeps their trees for a pass
             return _passes(
-                report, str_paths, check, settings, config, unsafe=unsafe, diff=diff, select=select, ignore=ignore
+                report, str_paths, check, facts_of, settings, unsafe=unsafe, diff=diff, select=select, ignore=ignore
             )
     finally:
         if scratch is not None:
@@ -212,17 +222,14 @@ def _passes(
     report: FixReport,
     str_paths: list[str],
     check: Any,
+    facts_of: Any,
     settings: IsortSettings,
-    config: Any,
     *,
     unsafe: bool,
     diff: bool,
     select: Sequence[str] | None,
     ignore: Sequence[str] | None,
 ) -> FixReport:
-    from dispatchguard.lint.engine import project_files
-    from dispatchguard.lint.tool_facts import ToolFacts
-
     def active_of(findings: list[Any]) -> list[Any]:
         return [f for f in findings if not f.suppressed and _selected(f.code, select, ignore)]
 
@@ -235,7 +242,7 @@ def _passes(
         active = active_of(result.findings)
         # the facts are read afresh each pass: a fix may have changed the files they come from
         fixable = any(f.code in FIXERS for f in active)
-        facts = ToolFacts(config, project_files(str_paths, config)[0]) if fixable else None
+        facts = facts_of(str_paths) if fixable else None
         changed = run.one_pass(active, facts)
         if not changed:
             break

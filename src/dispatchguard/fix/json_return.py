@@ -14,6 +14,9 @@ returns. The rules differ only in when the wrap is safe, which each decides (:mo
   ``Decimal``, a set, an enum member that is no ``str``/``int``, a pydantic model) becomes its
   ``str()`` text instead of raising. A bare ``return`` becomes ``return ensure_json_str(None)`` /
   ``return json.dumps(None)``.
+* Text returned from an ``except`` handler (failure prose: ``f"Error: {e}"``, ``str(e)``) becomes
+  the error object ``dispatch_tool`` answers for a tool that raised, ``{"error": <text>, "kind":
+  "tool_error", "tool": <the tool's name>}`` in the same wrap; always unsafe.
 * Only the flagged expression is wrapped: for a ``(content, artifact)`` tool that is the content
   element, never the whole tuple. Otherwise the function's return annotation becomes ``str``.
 * No fix: generator expressions and lambdas (no JSON for them); JSON written by hand in an
@@ -31,6 +34,7 @@ Every fix that is not safe says why: the direct callers and the tests that read 
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +43,9 @@ from typing import Any
 from dispatchguard.fix.base import Edit, FileContext, Fix, Import, NoFix
 from dispatchguard.lint.callers import Caller
 from dispatchguard.lint.inference.returns import hand_written_json
+from dispatchguard.lint.inference.tree_values import statement_at
 from dispatchguard.lint.notebook import NotebookError, is_notebook, read_notebook
+from dispatchguard.lint.serializers import Serializer, error_shape, project_serializer
 from dispatchguard.lint.tool_facts import Unknown
 
 #: Decides whether the ``ensure_json_str`` wrap of a value returned by this statement is safe.
@@ -63,6 +69,7 @@ class Wrap:
     closing: str
     root: str
     imports: tuple[Import, ...]
+    project: str = ""  #: the project dispatcher's serialiser this wrap is, as the report names it
 
     @property
     def label(self) -> str:
@@ -70,8 +77,21 @@ class Wrap:
         return self.opening.rstrip("(")
 
 
+def _project_serializer(ctx: FileContext) -> Serializer | Unknown | None:
+    dispatcher = ctx.facts.dispatcher
+    if isinstance(dispatcher, Unknown) or dispatcher.runtime:
+        return None
+    return project_serializer(ctx.facts, dispatcher, ctx.facts.module_name(ctx.key))
+
+
 def _wrap(ctx: FileContext) -> Wrap:
-    """``ensure_json_str`` when the project depends on dispatchguard at run time, else ``json.dumps``."""
+    """The project dispatcher's own serialiser when it has one the fix can call (what it answers
+    stays the same text), else ``ensure_json_str`` when the project depends on dispatchguard at run
+    time, else ``json.dumps``."""
+    serializer = _project_serializer(ctx)
+    if isinstance(serializer, Serializer):
+        module, name = serializer.import_from
+        return Wrap(serializer.opening, serializer.closing, serializer.root, (Import(module, name),), serializer.label)
     if ctx.facts.runtime_dependency:
         return Wrap("ensure_json_str(", ")", "ensure_json_str", (Import("dispatchguard", "ensure_json_str"),))
     return Wrap("json.dumps(", ", ensure_ascii=False, default=str)", "json", (Import("json"),))
@@ -95,10 +115,8 @@ def enclosing_function(ctx: FileContext, node: ast.AST) -> Function | None:
 
 def _enclosing_class(ctx: FileContext, function: Function) -> ast.ClassDef | None:
     """The top-level class ``function`` is a method of, if it is one."""
-    for stmt in ctx.tree.body:
-        if isinstance(stmt, ast.ClassDef) and function in stmt.body:
-            return stmt
-    return None
+    stmt = statement_at(ctx.tree.body, function.lineno, function.col_offset)
+    return stmt if isinstance(stmt, ast.ClassDef) and function in stmt.body else None
 
 
 def _local_import(ctx: FileContext, node: ast.AST, module: str) -> str | None:
@@ -255,7 +273,10 @@ def _unsafe_because(ctx: FileContext, callers: list[Caller], wrap: Wrap, model_d
     if tests:
         because.append("tests read the raw return at " + ", ".join(tests))
     dispatcher = ctx.facts.dispatcher
-    if not isinstance(dispatcher, Unknown) and not dispatcher.runtime:
+    serializer = _project_serializer(ctx)
+    if isinstance(serializer, Unknown):
+        because.append(serializer.reason)
+    elif not isinstance(dispatcher, Unknown) and not dispatcher.runtime and not wrap.project:
         because.append(f"the project's dispatcher `{dispatcher.module}.{dispatcher.function}` receives the new value")
     elif model_dump or wrap.root == "json":
         because.append("the framework that runs the tool receives a `str` where it received the value")
@@ -305,6 +326,8 @@ def _wrapped(ctx: FileContext, ret: ast.Return, value: ast.expr | None, wrap: Wr
     bare_tuple = isinstance(value, ast.Tuple) and not ctx.text[start:end].startswith("(")
     opening, closing = (wrap.opening + "(", ")" + wrap.closing) if bare_tuple else (wrap.opening, wrap.closing)
     part = "the returned value" if value is ret.value else "the returned content (not the artifact)"
+    if wrap.project:  # the text the project's dispatcher made of the value: it answers the same
+        return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.project}"
     return (Edit(start, start, opening), Edit(end, end, closing)), f"wrap {part} in {wrap.label}(...)"
 
 
@@ -324,14 +347,89 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
     if taken is not None and ctx.facts.canonical(taken) not in ("json", "dispatchguard.ensure_json_str"):
         return NoFix(f"`{wrap.root}` names something else in this module")
     annotation = _annotation_edit(ctx, function) if value is None or value is ret.value else ()
-    dumped = _model_dump(ctx, value, wrap) if value is not None else None
+    # with the project's own serialiser, a model's dump gets the project's text too, not pydantic's
+    dumped = _model_dump(ctx, value, wrap) if value is not None and not wrap.project else None
     imports = _imports_for(ctx, ret, wrap.imports if dumped is None else dumped[2])
     if isinstance(imports, NoFix):
         return imports
     if dumped is not None:
         edits, description, _ = dumped
         return Fix((*edits, *annotation), False, description, imports, _unsafe_because(ctx, callers, wrap, True))
+    if value is not None and function is not None and _reports_a_failure(function, ret, value):
+        edits, description = _error_object(ctx, function, value, wrap)
+        because = ("the model receives an error object where it received text",)
+        because += _unsafe_because(ctx, callers, wrap, False)
+        return Fix((*edits, *annotation), False, description, imports, because)
     safe = wrap.root == "ensure_json_str" and not callers and safe_wrap(ctx, ret)
     because = () if safe else _unsafe_because(ctx, callers, wrap, False)
     edits, description = _wrapped(ctx, ret, value, wrap)
     return Fix((*edits, *annotation), safe, description, imports, because)
+
+
+def _reports_a_failure(function: Function, ret: ast.Return, value: ast.expr) -> bool:
+    """Whether ``ret`` returns text from an ``except`` handler of ``function`` (not of a function
+    nested in it): prose about a failure, which the contract carries as an error object."""
+    if not _is_text(value):
+        return False
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.ExceptHandler) and any(ret is inner for inner in ast.walk(node)):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _is_text(value: ast.expr) -> bool:
+    """A string literal, an f-string, a concatenation or ``%`` of one, or ``str(...)``."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mod)):
+        return _is_text(value.left) or (isinstance(value.op, ast.Add) and _is_text(value.right))
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "str"
+
+
+def _error_object(ctx: FileContext, function: Function, value: ast.expr, wrap: Wrap) -> tuple[tuple[Edit, ...], str]:
+    """The edits that make failure text the error object the project's dispatcher answers for a
+    failing call (its own keys, read from its code), or dispatchguard's ``{"error": <text>,
+    "kind": "tool_error", "tool": <the tool's name>}`` when it has none."""
+    name = json.dumps(_tool_name(ctx, function), ensure_ascii=False)
+    filled = {"text": None, "kind": '"tool_error"', "tool": name}
+    parts = [(field, filled.get(held, held)) for field, held in error_shape(ctx.facts, ctx.facts.dispatcher)]
+    text_at = next(i for i, (_, held) in enumerate(parts) if held is None)
+    before = "".join(f'"{field}": {held}, ' for field, held in parts[:text_at])
+    after = "".join(f', "{field}": {held}' for field, held in parts[text_at + 1 :])
+    start, end = ctx.node_start(value), ctx.node_end(value)
+    opening = f'{wrap.opening}{{{before}"{parts[text_at][0]}": '
+    closing = f"{after}}}{wrap.closing}"
+    shape = "{" + before + f'"{parts[text_at][0]}": ...' + after + "}"
+    edits = (Edit(start, start, opening), Edit(end, end, closing))
+    return edits, f"return the failure as the error object {shape}"
+
+
+def _tool_name(ctx: FileContext, function: Function) -> str:
+    """The name the model calls the tool by: a tool class's ``name`` field, ``@tool("Name")``'s
+    argument, else the class's or the function's own name."""
+    cls = _enclosing_class(ctx, function)
+    if cls is not None:
+        for stmt in cls.body:
+            if isinstance(stmt, ast.AnnAssign):
+                target = stmt.target
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+            else:
+                continue
+            value = stmt.value
+            if isinstance(target, ast.Name) and target.id == "name" and isinstance(value, ast.Constant):
+                if isinstance(value.value, str):
+                    return value.value
+        return cls.name
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and decorator.args and isinstance(decorator.args[0], ast.Constant):
+            if isinstance(decorator.args[0].value, str):
+                return decorator.args[0].value
+    return function.name

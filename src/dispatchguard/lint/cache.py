@@ -12,7 +12,8 @@ from typing import Any
 
 from dispatchguard import __version__
 from dispatchguard.lint.inference.declared import stubs_stamp
-from dispatchguard.lint.project import WordSet
+from dispatchguard.lint.parsing import file_stat
+from dispatchguard.lint.project import Project, WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
@@ -212,3 +213,18 @@ class ResultCache:
             return  # a read-only tree: the cache is an optimisation, never fatal
         self.words = words
         self.dirty = False
+
+
+def know_cached(project: Project, directory: Path) -> ResultCache:
+    """Give ``project`` the summaries ``dispatchguard check`` cached in ``directory`` for the files
+    unchanged since (same stat), so that a question about them parses nothing (the editor path,
+    a fix pass right after its check); the cache is returned for what else it holds (its words)."""
+    cache = ResultCache(directory, project.config.fingerprint(), project.environment_stamp())
+    cache.load()
+    if project.environment is not None:
+        project.environment.summaries.update(cache.library)
+    for key, entry in cache.entries.items():
+        file = project.files.get(key)
+        if file is not None and entry.parsed and entry.stat == file_stat(file.path):
+            project.known[key] = (entry.summary, entry.error)
+    return cache

@@ -10,15 +10,31 @@ import ast
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from dispatchguard.lint.config import any_glob
+from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.tree_values import enclosing, own_nodes, parents, scope_of, top_function
 from dispatchguard.lint.notebook import virtual_bytes
+from dispatchguard.lint.project import Project
+from dispatchguard.lint.resolve import ModuleInfo, Resolver
 
-if TYPE_CHECKING:
-    from dispatchguard.lint.tool_facts import ToolFacts
+
+class CallerFacts(Protocol):
+    """What the search asks of the project (:class:`~dispatchguard.lint.tool_facts.ToolFacts`
+    answers it; named here so that the two modules do not import each other)."""
+
+    project: Project
+    resolver: Resolver
+    config: LintConfig
+
+    def info(self, key: str) -> ModuleInfo | None: ...  # noqa: D102
+    def tree(self, key: str) -> ast.Module | None: ...  # noqa: D102
+    def source_bytes(self, key: str) -> bytes: ...  # noqa: D102
+    def module_key(self, module: str) -> str | None: ...  # noqa: D102
+    def qualify(self, key: str, name: str) -> str | None: ...  # noqa: D102
+    def canonical(self, qual: str) -> str: ...  # noqa: D102
+    def value_class(self, key: str, tree: ast.Module, node: ast.expr) -> str | None: ...  # noqa: D102
 
 TOOL_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 #: The calls that reach a tool class's method: the framework's public entry points forward to it.
@@ -51,12 +67,14 @@ class Caller:
 class CallerSearch:
     """The searches of one project, each made once per fix run."""
 
-    def __init__(self, facts: ToolFacts) -> None:
+    def __init__(self, facts: CallerFacts) -> None:
         self.facts = facts
         self._callers: dict[tuple[str, str | None], list[Caller]] = {}
         self._calls_by_name: dict[str, dict[str, list[ast.Call]]] = {}
         self._direct_calls: dict[str | None, bool] = {}
         self._file_words: dict[str, frozenset[bytes]] = {}
+        self._instances: dict[str, dict[str, list[str]]] = {}
+        self._syntax_hits: dict[tuple[str, bytes], bool] = {}
         self._parents: dict[tuple[str, int], dict[int, ast.AST]] = {}
         self._receivers: dict[tuple[str, int], str | None] = {}
         self._scope_names: dict[tuple[str, int], frozenset[str]] = {}
@@ -102,7 +120,7 @@ class CallerSearch:
         syntax = re.compile(rb"\.\s*(?:" + spelled + rb")\s*\(" if class_qual else rb"\b(?:" + spelled + rb")\s*[.(]")
         found: list[Caller] = []
         for key, file in self.facts.project.files.items():
-            if spelled_needed.isdisjoint(self._words(key)) or not syntax.search(self.facts.source_bytes(key)):
+            if spelled_needed.isdisjoint(self._words(key)) or not self._spells_call(key, syntax):
                 continue
             calls = self._calls_in(key)
             candidates = [c for n in sorted(names) for c in calls.get(n, ())]
@@ -122,16 +140,29 @@ class CallerSearch:
         """The class's name and the module-level names its module assigns an instance of it."""
         module, _, class_name = class_qual.rpartition(".")
         key = self.facts.module_key(module)
-        tree = self.facts.tree(key) if key is not None else None
-        words = {class_name}
-        for stmt in tree.body if tree is not None else ():
-            if (
-                isinstance(stmt, ast.Assign)
-                and isinstance(stmt.value, ast.Call)
-                and dotted(stmt.value.func) == class_name
-            ):
-                words.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-        return words
+        return {class_name, *(self._instances_in(key).get(class_name, ()) if key is not None else ())}
+
+    def _instances_in(self, key: str) -> dict[str, list[str]]:
+        """Class name -> the module-level names a module assigns an instance of it (``dotted(call)``),
+        read once per module: a fix per tool class of a long module asks for each of them."""
+        found = self._instances.get(key)
+        if found is None:
+            found = self._instances[key] = {}
+            tree = self.facts.tree(key)
+            for stmt in tree.body if tree is not None else ():
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                    made = dotted(stmt.value.func)
+                    if made is not None:
+                        found.setdefault(made, []).extend(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        return found
+
+    def _spells_call(self, key: str, syntax: re.Pattern[bytes]) -> bool:
+        """Whether a file's bytes spell a call of this syntax, searched once per file and syntax
+        (the fixes of every ``_run`` of a module ask the same)."""
+        hit = self._syntax_hits.get((key, syntax.pattern))
+        if hit is None:
+            hit = self._syntax_hits[key, syntax.pattern] = syntax.search(self.facts.source_bytes(key)) is not None
+        return hit
 
     def _words(self, key: str) -> frozenset[bytes]:
         """The identifiers a file's bytes spell."""
@@ -160,7 +191,9 @@ class CallerSearch:
         scope = scopes[0] if scopes else tree  # the outermost class or function: self.x is bound in its methods
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         fixture = _fixtures(tree).get(receiver.id) if isinstance(receiver, ast.Name) else None
-        return any(not needed.isdisjoint(self._names_in(key, s)) for s in (scope, fixture) if s is not None)
+        if any(not needed.isdisjoint(self._names_in(key, s)) for s in (scope, fixture) if s is not None):
+            return True
+        return isinstance(receiver, ast.Name) and _parameter_of(scopes, receiver.id) is not None
 
     def _names_in(self, key: str, scope: ast.AST) -> frozenset[str]:
         slot = (key, id(scope))
@@ -184,8 +217,33 @@ class CallerSearch:
                 returned = [n.value for n in own_nodes(fixture) if isinstance(n, (ast.Return, ast.Yield)) and n.value]
                 classes = {self.facts.value_class(key, tree, value) for value in returned}
                 found = classes.pop() if len(classes) == 1 else None
+            elif found is None and isinstance(receiver, ast.Name):
+                found = self._argument_class(tree, receiver)
             self._receivers[slot] = found
         return self._receivers[slot]
+
+    def _argument_class(self, tree: ast.Module, receiver: ast.Name) -> str | None:
+        """The class of what the project's calls pass for a parameter of a top-level function
+        (``priority(DetailsTool(), t)`` for ``def priority(tool, t): tool.run(...)``), when the calls
+        that prove a class agree on one: a consumer reached through a parameter, in any module."""
+        found = _parameter_of(enclosing(tree, receiver), receiver.id)
+        if found is None or found[0] not in tree.body:
+            return None
+        function, position = found
+        classes = set()
+        for key, _ in self.facts.project.files.items():
+            if function.name.encode() not in self._words(key):
+                continue
+            other = self.facts.tree(key)
+            for call in self._calls_in(key).get(function.name, ()) if other is not None else ():
+                if not isinstance(call.func, ast.Name):
+                    continue
+                keyword = next((k.value for k in call.keywords if k.arg == receiver.id), None)
+                argument = keyword or (call.args[position] if position < len(call.args) else None)
+                if argument is not None and not isinstance(argument, ast.Starred):
+                    classes.add(self.facts.value_class(key, other, argument))
+        classes.discard(None)
+        return classes.pop() if len(classes) == 1 else None
 
     def _parents_of(self, key: str, scope: ast.AST) -> dict[int, ast.AST]:
         """The parent of each node of ``scope`` (a function, or the module), built once per scope."""
@@ -341,3 +399,14 @@ def _operator_use(node: ast.AST, parent: ast.AST | None) -> str | None:
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
         return "iterates over it"
     return None
+
+
+def _parameter_of(scopes: list[ast.AST], name: str) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int] | None:
+    """The innermost function around a name and the name's position among its positional
+    parameters, when the name is one of them (and is not ``self``/``cls``)."""
+    functions = [s for s in scopes if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not functions or name in ("self", "cls"):
+        return None
+    function = functions[-1]
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    return (function, positional.index(name)) if name in positional else None

@@ -263,7 +263,7 @@ class _CheckRun:
                 tree = parse_bytes(data)[0] if data is not None else None
                 if tree is not None:
                     project.parsed += 1
-                    self.results[key] = check_tree(project, project.files[key], data, tree)  # type: ignore[arg-type]
+                    self.walk(key, data, tree)  # type: ignore[arg-type]
                 elif data is None:
                     self.results[key] = error_result(project, project.files[key], None, [1, 1, reason])
                 else:
@@ -419,6 +419,11 @@ class _CheckRun:
         candidates = self.project.candidates
         if candidates is not None and key not in candidates and not calls_private_run(data):
             return
+        self.walk(key, data, tree)
+
+    def walk(self, key: str, data: bytes, tree: ast.Module) -> None:
+        """Walk a file to report on; one that a walk's question loads meanwhile waits for that walk to
+        end: walked in the middle of a question, it would see the modules under way half-known."""
         self.queue.append((key, data, tree))
         if self.walking:
             return
@@ -426,7 +431,8 @@ class _CheckRun:
         try:
             while self.queue:
                 key, data, tree = self.queue.pop()
-                self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
+                if key not in self.results:
+                    self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
         finally:
             self.walking = False
 

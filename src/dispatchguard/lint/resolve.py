@@ -264,6 +264,10 @@ class Resolver:
         head = qual
         while True:
             if head in names:
+                if len(head) == len(qual):
+                    shadowing = self._shadowing_package(qual, any_module)
+                    if shadowing is not None:
+                        return shadowing, [qual.rpartition(".")[2]]
                 rest = qual[len(head) + 1 :].split(".") if len(head) < len(qual) else []
                 info = self.source.module(head, any_module=any_module)
                 return (info if info is not None else NOT_CANDIDATE), rest
@@ -271,6 +275,23 @@ class Resolver:
             if cut < 0:
                 return None, qual.split(".")
             head = head[:cut]
+
+    def _shadowing_package(self, qual: str, any_module: bool) -> ModuleInfo | None:
+        """The package whose own binding of a submodule's name hides the submodule: after
+        ``from .search import search`` in ``app/tools/__init__.py``, ``app.tools.search`` is the
+        function, as Python's import leaves the package attribute (None: the name is the module)."""
+        package, _, last = qual.rpartition(".")
+        if not package or package not in self.names:
+            return None
+        info = self.source.module(package, any_module=any_module)
+        if info is None or not info.is_package:
+            return None
+        if last in info.defs:
+            return info
+        target = info.imports.get(last)
+        if target is None or self.absolute(info, target) == qual:  # `from . import search`: the module
+            return None
+        return info
 
     # ---------------------------------------------------------------- kinds
 

@@ -13,19 +13,73 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from dispatchguard.lint.inference.returns import Knowledge
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.scopes import FunctionInfo
-    from dispatchguard.lint.walker import Context
 
 #: Where the rule pages (``docs/rules/<CODE>.md``) are published.
 PROJECT_URL = "https://github.com/dispatchguard/dispatchguard"
 DOCS_URL = PROJECT_URL + "/blob/main/docs/rules/{code}.md"
 
-CallCheck = Callable[["Context", ast.Call], None]
-FunctionCheck = Callable[["Context", "FunctionInfo"], None]
+
+class RuleContext(Knowledge, Protocol):
+    """All a rule sees of the walk: the questions below (the walker's ``Context`` answers them)
+    and :class:`~dispatchguard.lint.inference.returns.Knowledge`'s, which the shared return
+    classifier asks. A rule never reads the walker's state: a question it needs is added here,
+    answered by the walker or the shared inference package, and documented."""
+
+    strict: bool  #: the configuration's strict mode (DG103: also values of unknown origin)
+
+    def report(self, node: ast.AST, code: str, message: str) -> None:
+        """Record a finding of ``code`` spanning ``node`` (``# noqa`` is applied later)."""
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        """The innermost function the walk is in; None at module level and in a top-level class body."""
+
+    @property
+    def in_dispatcher(self) -> bool:
+        """Whether the walk is inside a configured dispatcher function (where tools may be run)."""
+
+    @property
+    def own_dispatchers(self) -> tuple[str, ...]:
+        """The project's configured dispatchers (dispatchguard's own left out), for messages."""
+
+    @property
+    def tool_modules_configured(self) -> bool:
+        """Whether the configuration names the tool modules (an explicit setting means what it says)."""
+
+    def kind_of(self, node: ast.AST) -> str | None:
+        """What an expression is (:mod:`.kinds`: a tool, a tool class, a registry...), or None."""
+
+    def callee_kind(self, node: ast.Call) -> str | None:
+        """``kind_of(node.func)``, computed once per call however many rules ask."""
+
+    def is_runtime_lookup(self, node: ast.AST) -> bool:
+        """Whether ``node`` takes a tool out of a registry by a key known only at run time."""
+
+    def routes_model_call(self, node: ast.Call) -> bool:
+        """Whether a call passes on the model's tool call it is looping over (a dispatch point)."""
+
+    def is_tool_constructor(self, func: ast.Attribute) -> bool:
+        """Whether ``func`` is a classmethod constructor of a tool class (``Tool.from_function``)."""
+
+    def defines_class(self, node: ast.AST) -> bool:
+        """Whether a name refers to a class this module defines (at top level or around the walk)."""
+
+    def filled_with_tools(self, name: str) -> bool:
+        """Whether ``name`` is a parameter of the current function every call of which passes a tool."""
+
+    def attribute_filled_with_tools(self, attr: str) -> bool:
+        """Whether ``self.attr`` is set in ``__init__`` from a parameter every construction fills with a tool."""
+
+
+CallCheck = Callable[[RuleContext, ast.Call], None]
+FunctionCheck = Callable[[RuleContext, "FunctionInfo"], None]
 
 
 @dataclass(frozen=True)

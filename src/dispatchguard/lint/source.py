@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
-from dispatchguard.lint.cache import CACHE_DIRNAME, CachedFinding, ResultCache
+from dispatchguard.lint.cache import CACHE_DIRNAME, CachedFinding, know_cached
 from dispatchguard.lint.checking import check_tree, error_result, rules_for, skipped_result
 from dispatchguard.lint.config import LintConfig, find_root, load_config
 from dispatchguard.lint.discovery import SourceFile, display_path, relative_path
@@ -25,7 +25,7 @@ from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.index import summarise
 from dispatchguard.lint.notebook import Notebook, is_notebook, load_notebook
-from dispatchguard.lint.parsing import file_stat, parse_bytes, quiet_parsing, readable_source
+from dispatchguard.lint.parsing import parse_bytes, quiet_parsing, readable_source
 from dispatchguard.lint.project import Project, WordSet, may_have_findings
 
 
@@ -99,15 +99,8 @@ def editor_project(config: LintConfig) -> Project:
     if project is None:
         files, _, _ = project_files([config.root], config, nested=True)  # the CLI's project, not more
         project = Project(config, files)
-        cache = ResultCache(project.root / CACHE_DIRNAME, config.fingerprint(), project.environment_stamp())
-        cache.load()
-        if project.environment is not None:
-            project.environment.summaries.update(cache.library)
+        cache = know_cached(project, project.root / CACHE_DIRNAME)
         _WORDS[key] = cache.words or project.seeds
-        for file_key, entry in cache.entries.items():
-            file = project.files.get(file_key)
-            if file is not None and entry.parsed and entry.stat == file_stat(file.path):
-                project.known[file_key] = (entry.summary, entry.error)
         _PROJECTS[key] = project
     return project
 

@@ -22,6 +22,7 @@ __all__ = [
     "SETTINGS_ENV",
     "McpCallError",
     "McpClient",
+    "McpLimits",
     "build_server",
     "create_http_app",
     "serve_stdio",
@@ -38,6 +39,7 @@ LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 _HOMES = {
     "McpCallError": "dispatchguard.mcp.client",
     "McpClient": "dispatchguard.mcp.client",
+    "McpLimits": "dispatchguard.mcp.results",
     "build_server": "dispatchguard.mcp.server",
     "create_http_app": "dispatchguard.mcp.server",
     "serve_stdio": "dispatchguard.mcp.server",

@@ -25,6 +25,7 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
+import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -35,10 +36,11 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 
-from dispatchguard.mcp.results import McpCallError, result_text
+from dispatchguard.mcp.results import McpCallError, McpLimits, capped, result_text
 from dispatchguard.runtime import RegistryError, ToolRegistry
+from dispatchguard.runtime.tracing import current_context, mcp_client_span
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "McpCallError", "McpClient", "McpTool"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_CONNECT_TIMEOUT", "McpCallError", "McpClient", "McpLimits", "McpTool"]
 
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_CONNECT_TIMEOUT = 30.0
@@ -158,6 +160,7 @@ class McpClient:
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         reconnect: bool = True,
         name: str | None = None,
+        limits: McpLimits | None = None,
     ) -> None:
         if (command is None) == (url is None):
             raise ValueError("give exactly one of command (a stdio server) or url (streamable HTTP)")
@@ -170,6 +173,9 @@ class McpClient:
             raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
         if not connect_timeout > 0:
             raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
+        if limits is not None and not isinstance(limits, McpLimits):
+            raise ValueError(f"limits must be an McpLimits, got {type(limits).__name__}")
+        self.limits = limits or McpLimits()
         self.command = list(command) if command is not None else None
         self.url = url
         self.env = dict(env) if env is not None else None
@@ -273,7 +279,12 @@ class McpClient:
         try:
             for name in wanted:
                 tool = listed[name]
-                description = tool.description or tool.title or f"the {name} tool of MCP server {self.server_name}"
+                schema_bytes = len(json.dumps(tool.inputSchema, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+                if schema_bytes > self.limits.max_schema_bytes:
+                    raise RegistryError(f"tool {name!r}: its inputSchema is {schema_bytes} bytes of JSON, over the "
+                                        f"limit of {self.limits.max_schema_bytes} (McpLimits.max_schema_bytes)")
+                description = capped(tool.description or tool.title or f"the {name} tool of MCP server "
+                                     f"{self.server_name}", self.limits.max_description_chars)
                 registry.register(prefix + name, McpTool(self, name, description), schema=tool.inputSchema,
                                   description=description, parallel_safe=parallel_safe)
                 done.append(prefix + name)
@@ -290,13 +301,13 @@ class McpClient:
         loop = self._running_loop()
         if threading.current_thread() is self._thread:
             raise RuntimeError("McpClient.call from the client's own loop would wait for itself; use acall")
-        return asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments)), loop).result()
+        return asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments), current_context()), loop).result()
 
     async def acall(self, name: str, arguments: Mapping[str, Any]) -> str:
         """Call the server's tool ``name`` from any event loop; cancelling the caller cancels the
         call (and the server is told)."""
         loop = self._running_loop()
-        future = asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments)), loop)
+        future = asyncio.run_coroutine_threadsafe(self._call(name, dict(arguments), current_context()), loop)
         return await asyncio.wrap_future(future)
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
@@ -387,7 +398,12 @@ class McpClient:
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(connection.runner, CLOSE_TIMEOUT)
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> str:
+    async def _call(self, name: str, arguments: dict[str, Any], trace_parent: Any = None) -> str:
+        # the caller's trace context (another thread's) is the parent of the call's CLIENT span
+        with mcp_client_span(name, trace_parent, self.server_name) as span:
+            return await self._call_traced(name, arguments, span.meta())
+
+    async def _call_traced(self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> str:
         connection = await self._connect()
         session = connection.session
         if session is None:
@@ -395,7 +411,8 @@ class McpClient:
         ids: list[Any] = []
         token = sent_request_ids.set(ids)
         try:
-            call = asyncio.ensure_future(session.call_tool(name, arguments))  # the task copies the context now
+            # the task copies the context now
+            call = asyncio.ensure_future(session.call_tool(name, arguments, meta=meta))
         finally:
             sent_request_ids.reset(token)
         ended = asyncio.ensure_future(connection.ended.wait())
@@ -433,7 +450,7 @@ class McpClient:
                 raise self._disconnected(connection) from None
             raise McpCallError(f"MCP server {self.server_name!r}, tool {name!r}: {describe(exc)}",
                                "mcp_error", server=self.server_name, mcp_tool=name) from None
-        return result_text(result, name, self.server_name)
+        return result_text(result, name, self.server_name, self.limits)
 
     def _disconnected(self, connection: Connection) -> McpCallError:
         why = describe(connection.failure) if connection.failure is not None else "the connection closed"

@@ -23,6 +23,7 @@ from dispatchguard.runtime.registry import (
     ToolSpec,
 )
 from dispatchguard.runtime.schema.injected import InjectedArg
+from dispatchguard.runtime.tracing import instrument, uninstrument
 from dispatchguard.runtime.validation import (
     ValidationResult,
     sanitize_args,
@@ -46,8 +47,10 @@ __all__ = [
     "dispatch_tool",
     "dispatch_tool_result",
     "ensure_json_str",
+    "instrument",
     "parse_tool_action",
     "render_tool_prompt",
     "sanitize_args",
+    "uninstrument",
     "validate_tool_call",
 ]

@@ -38,6 +38,8 @@ from typing import Any
 
 from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str, safe_text, to_jsonable
 from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec
+from dispatchguard.runtime.tracing import STATE as _TRACING
+from dispatchguard.runtime.tracing import tool_abort, tool_end, tool_start
 from dispatchguard.runtime.validation import ValidationResult, check_call, display_name
 
 __all__ = [
@@ -334,6 +336,31 @@ def _dispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | No
         return _internal(exc)
 
 
+def _traced(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
+            max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
+    """``_dispatch`` inside its ``execute_tool`` span (tracing on)."""
+    handle = tool_start(action, context)
+    try:
+        out = _dispatch(action, registry, unknown_args, max_bytes, context)
+    except BaseException as exc:  # only what the dispatcher lets through: cancellation, interrupts
+        tool_abort(handle, exc)
+        raise
+    tool_end(handle, out)
+    return out
+
+
+async def _atraced(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
+                   max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
+    handle = tool_start(action, context)
+    try:
+        out = await _adispatch(action, registry, unknown_args, max_bytes, context)
+    except BaseException as exc:
+        tool_abort(handle, exc)
+        raise
+    tool_end(handle, out)
+    return out
+
+
 async def _adispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
                      max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
     try:
@@ -365,8 +392,11 @@ def dispatch_tool(
     running in this thread (use :func:`adispatch_tool` inside one). ``unknown_args`` and
     ``max_bytes`` override the registry's defaults. ``context`` supplies the tool's injected
     arguments (by parameter name, or ``InjectedArg(key)``; ``"tool_call_id"`` for LangChain's
-    ``InjectedToolCallId``): the caller's values, never the model's.
+    ``InjectedToolCallId``): the caller's values, never the model's. After
+    ``dispatchguard.instrument()`` each call is an ``execute_tool`` span (see ``runtime.tracing``).
     """
+    if _TRACING.tracer is not None:
+        return _traced(action, registry, unknown_args, max_bytes, context)[0]
     if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:  # the hot path
         r = check_call(action, registry, registry.reject_unknown, registry.max_bytes)
         if type(r) is tuple:
@@ -385,6 +415,8 @@ async def adispatch_tool(
     """Async twin of :func:`dispatch_tool`: awaits async tools natively, calls sync tools inline
     (run those in a thread yourself if they block, or use ``dispatchguard.agent.execute_tool``).
     Never raises except for cancellation."""
+    if _TRACING.tracer is not None:
+        return (await _atraced(action, registry, unknown_args, max_bytes, context))[0]
     return (await _adispatch(action, registry, unknown_args, max_bytes, context))[0]
 
 
@@ -400,6 +432,8 @@ def dispatch_tool_result(action: Any, *, registry: ToolRegistry | None = None,
     """Like :func:`dispatch_tool`, with status (``"ok"``/``"error"``), kind, tool and duration
     (seconds) returned outside the text. Never raises."""
     t0 = time.perf_counter_ns()
+    if _TRACING.tracer is not None:
+        return _result(_traced(action, registry, unknown_args, max_bytes, context), t0)
     return _result(_dispatch(action, registry, unknown_args, max_bytes, context), t0)
 
 
@@ -408,4 +442,6 @@ async def adispatch_tool_result(action: Any, *, registry: ToolRegistry | None = 
                                 context: Mapping[str, Any] | None = None) -> DispatchResult:
     """Async twin of :func:`dispatch_tool_result`."""
     t0 = time.perf_counter_ns()
+    if _TRACING.tracer is not None:
+        return _result(await _atraced(action, registry, unknown_args, max_bytes, context), t0)
     return _result(await _adispatch(action, registry, unknown_args, max_bytes, context), t0)

@@ -35,10 +35,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-from dispatchguard.agent.cancellable import RunCancelled, until_cancelled
-from dispatchguard.agent.execute import CancelToken
+from dispatchguard.agent.cancellable import CancelToken, RunCancelled, until_cancelled
 from dispatchguard.agent.llm import acomplete
 from dispatchguard.agent.loop import arun_tool_loop
+from dispatchguard.runtime.tracing import chat_span, server_span
 from dispatchguard.server.state import RequestState, StateUnavailable, request_state_from_environment
 
 log = logging.getLogger(__name__)
@@ -274,7 +274,8 @@ def create_app(
         messages = [{"role": "system", "content": system_prompt},
                     {"role": "user", "content": body.message}]
         try:
-            response = await until_cancelled(acomplete(llm, messages), token)
+            with chat_span(llm):
+                response = await until_cancelled(acomplete(llm, messages), token)
         except RunCancelled as cancelled:
             return f"Cancelled: {cancelled.reason}", [], 1, "cancelled"
         except Exception as exc:
@@ -296,15 +297,21 @@ def create_app(
         watcher = asyncio.create_task(_cancel_on_disconnect(request, token))
         deadline = None if request_timeout is None else \
             asyncio.get_running_loop().call_later(request_timeout, token.cancel, DEADLINE_REASON)
-        try:
-            response, tools_used, steps, stop_reason = await answer(body, request, token)
-        finally:
-            watcher.cancel()
-            if deadline is not None:
-                deadline.cancel()
-            await requests.release(request_id)
-        if stop_reason == "cancelled" and token.reason == DEADLINE_REASON:
-            raise HTTPException(504, f"request {request_id!r} passed its deadline of {request_timeout:g}s")
+        with server_span("POST", "/chat", request.headers) as span:
+            try:
+                response, tools_used, steps, stop_reason = await answer(body, request, token)
+            except HTTPException as exc:
+                span.status(exc.status_code)
+                raise
+            finally:
+                watcher.cancel()
+                if deadline is not None:
+                    deadline.cancel()
+                await requests.release(request_id)
+            if stop_reason == "cancelled" and token.reason == DEADLINE_REASON:
+                span.status(504)
+                raise HTTPException(504, f"request {request_id!r} passed its deadline of {request_timeout:g}s")
+            span.status(200)
         return ChatResponse(response=encodable(response), tools_used=tools_used, steps=steps,
                             request_id=request_id, mode=body.mode, stop_reason=stop_reason)
 

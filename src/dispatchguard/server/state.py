@@ -33,7 +33,7 @@ import socket
 import uuid
 from typing import Any, Protocol
 
-from dispatchguard.agent.execute import CancelToken
+from dispatchguard.agent.cancellable import CancelToken
 
 __all__ = [
     "LOST_REASON",

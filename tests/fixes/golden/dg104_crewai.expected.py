@@ -12,7 +12,7 @@ def calculate(expression: str) -> str:
     try:
         return ensure_json_str({"value": float(expression)})
     except ValueError:
-        return ensure_json_str("Error: invalid expression")  # not JSON: becomes a JSON string
+        return ensure_json_str({"error": "Error: invalid expression", "kind": "tool_error", "tool": "Calculator"})  # failure prose: becomes the error object
 
 
 @tool("Tags")

@@ -12,7 +12,7 @@ def calculate(expression: str) -> str:
     try:
         return {"value": float(expression)}
     except ValueError:
-        return "Error: invalid expression"  # not JSON: becomes a JSON string
+        return "Error: invalid expression"  # failure prose: becomes the error object
 
 
 @tool("Tags")

@@ -5,7 +5,7 @@ message, what it visits (``check_call`` for every call; ``check_tool_method`` fo
 ``tool_methods`` of tool classes; ``check_tool_function`` for the functions the project makes
 tools of), its own exemptions, the fixer that fixes it and a few canonical examples. The cases
 that pin its findings (line, column, message) live in ``tests/lint/cases/<CODE>.py``. Rules reach
-the project only through the query API of :mod:`dispatchguard.lint.walker` (``Context``).
+the project only through :class:`~dispatchguard.lint.rule.RuleContext`, the walk's narrow query API.
 
 Numbering: DG0xx for the checker itself (reported by the engine, not the walk: DG001 unreadable
 file, DG002 unused ``# noqa``), DG1xx dispatch and JSON output rules; DG2xx (registry names) and

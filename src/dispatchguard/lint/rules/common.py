@@ -10,8 +10,8 @@ from dispatchguard.lint.inference.control import ends, failed_json_parses
 from dispatchguard.lint.inference.returns import JSON, Classifier
 
 if TYPE_CHECKING:
+    from dispatchguard.lint.rule import RuleContext
     from dispatchguard.lint.scopes import FunctionInfo
-    from dispatchguard.lint.walker import Context
 
 
 def describe(node: ast.AST, limit: int = 60) -> str:
@@ -20,7 +20,7 @@ def describe(node: ast.AST, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_returns(ctx: Context, fn: FunctionInfo, code: str, message: str, name: str) -> None:
+def check_returns(ctx: RuleContext, fn: FunctionInfo, code: str, message: str, name: str) -> None:
     """Report every way ``fn`` can give the model something other than a JSON string (DG103 for
     the run methods of tool classes, DG104 for tool functions). With ``fn.artifact``
     (``response_format="content_and_artifact"``) a returned tuple's first element is judged."""

@@ -12,7 +12,7 @@ from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
-    from dispatchguard.lint.walker import Context
+    from dispatchguard.lint.rule import RuleContext
 
 RUN_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 PRIVATE_RUN = frozenset({"_run", "_arun"})
@@ -29,13 +29,13 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test
 
 
-def _dispatcher(ctx: Context) -> str:
+def _dispatcher(ctx: RuleContext) -> str:
     """The project's own dispatcher when it configures one, else dispatchguard's."""
     own = ctx.own_dispatchers
     return f"{own[0]}(...)" if own else "dispatch_tool(ToolAction(...))"
 
 
-def _passed_tool(ctx: Context, receiver: ast.expr) -> bool:
+def _passed_tool(ctx: RuleContext, receiver: ast.expr) -> bool:
     """A parameter that every call of its function in the module fills with a tool, or an
     attribute set from such a parameter of the class's constructor."""
     if isinstance(receiver, ast.Name):
@@ -45,7 +45,7 @@ def _passed_tool(ctx: Context, receiver: ast.expr) -> bool:
     return False
 
 
-def check_call(ctx: Context, node: ast.Call) -> None:
+def check_call(ctx: RuleContext, node: ast.Call) -> None:
     """Report DG101 for a call that runs a tool directly (``t.run(...)``, ``t._run(...)``, ``t(...)``).
 
     Any ``._run``/``._arun`` counts, as do run methods of a tool or of a parameter every caller fills

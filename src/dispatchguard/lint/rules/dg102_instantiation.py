@@ -14,7 +14,7 @@ from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
-    from dispatchguard.lint.walker import Context
+    from dispatchguard.lint.rule import RuleContext
 
 
 
@@ -27,7 +27,7 @@ def exempt(file: FileFacts) -> bool:
 _FACTORY_NAME = re.compile(r"(?:get|build|make|create|load|init|setup)_(?:\w+_)?tools\Z")
 
 
-def _factory(ctx: Context, node: ast.Call) -> bool:
+def _factory(ctx: RuleContext, node: ast.Call) -> bool:
     """A function whose job is to build the tools (a toolkit's ``get_tools()``,
     ``build_search_tools()``), or an adapter that turns another protocol's tool into one
     (``StructuredTool(name=tool.name, ...)``, ``StructuredTool.from_function(tools.search, ...)``:
@@ -53,7 +53,7 @@ def _factory(ctx: Context, node: ast.Call) -> bool:
 _ADAPTED = frozenset({"name", "func", "coroutine"})
 
 
-def check_call(ctx: Context, node: ast.Call) -> None:
+def check_call(ctx: RuleContext, node: ast.Call) -> None:
     """Report DG102 for a call of a tool class (an instantiation) in a file that is not a tool module.
 
     With no ``tool-modules`` configured, building a class the module defines, or building tools in
@@ -66,7 +66,7 @@ def check_call(ctx: Context, node: ast.Call) -> None:
         ctx.report(node, RULE.code, RULE.message.format(name=describe(built)))
 
 
-def _tool_class_built(ctx: Context, node: ast.Call) -> ast.expr | None:
+def _tool_class_built(ctx: RuleContext, node: ast.Call) -> ast.expr | None:
     """The tool class a call builds: the class called (``SerperDevTool()``), or the class of a
     classmethod constructor (``Tool.from_function(...)``, CrewAI's ``Tool.from_langchain(...)``)."""
     func = node.func

@@ -10,8 +10,8 @@ from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
+    from dispatchguard.lint.rule import RuleContext
     from dispatchguard.lint.scopes import FunctionInfo
-    from dispatchguard.lint.walker import Context
 
 
 def exempt(file: FileFacts) -> bool:
@@ -20,7 +20,7 @@ def exempt(file: FileFacts) -> bool:
     return file.is_test
 
 
-def check_tool_method(ctx: Context, fn: FunctionInfo) -> None:
+def check_tool_method(ctx: RuleContext, fn: FunctionInfo) -> None:
     """Report DG103 for each way a tool class's run method can return something other than JSON text."""
     check_returns(ctx, fn, RULE.code, RULE.message, fn.qualname)
 

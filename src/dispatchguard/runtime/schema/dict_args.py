@@ -20,7 +20,7 @@ import jsonschema_rs
 from dispatchguard.runtime.json_text import to_jsonable
 from dispatchguard.runtime.schema.base import ArgsError, CompiledArgs, SchemaError
 from dispatchguard.runtime.schema.json_schemas import args_of, describe, strict_schema, tidy_schema
-from dispatchguard.runtime.schema.messages import check_unknown, shown_value
+from dispatchguard.runtime.schema.messages import check_unknown, non_finite_error, non_finite_path, shown_value
 
 __all__ = ["compile_json_schema"]
 
@@ -120,6 +120,13 @@ def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | 
             out = to_jsonable(out)
             error = next(iter(validator.iter_errors(out)), None)
         if error is not None:
+            # jsonschema-rs reads a float JSON cannot carry as null: name it rather than "null"
+            path = non_finite_path(args)
+            if path is not None:
+                value: Any = args
+                for step in path:
+                    value = value[step]
+                raise non_finite_error(tool, path, value, schemas)
             raise _message(tool, error, schemas)
         return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 from dispatchguard.runtime.schema.base import ArgsError
 from dispatchguard.runtime.schema.json_schemas import describe
 
-__all__ = ["check_unknown", "format_validation_error", "shown_value"]
+__all__ = ["check_unknown", "format_validation_error", "non_finite_error", "non_finite_path", "shown_value"]
 
 _EXPECTED = {"int_type": "integer", "int_parsing": "integer", "int_from_float": "integer",
              "float_type": "number", "float_parsing": "number", "string_type": "string",
@@ -21,10 +22,43 @@ _EXPECTED = {"int_type": "integer", "int_parsing": "integer", "int_from_float": 
 
 
 def shown_value(v: Any) -> str:
-    """A value as error messages show it: JSON type, then a bounded rendering (``string "ab"``)."""
+    """A value as error messages show it: its JSON type, then a bounded rendering (``string "ab"``,
+    ``integer 5``); ``null`` alone; a float that JSON cannot carry by what it means (``1e400``
+    and ``Infinity`` parse to infinity: "a number too large for a float")."""
     from dispatchguard.runtime.models import json_type_name, short_repr
 
+    if v is None:
+        return "null"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN (not a number)" if math.isnan(v) else "a number too large for a float"
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 1024:
+        return f"integer {short_repr(v)} (too large for a float)"
     return f"{json_type_name(v)} {short_repr(v)}"
+
+
+def non_finite_path(value: Any, limit: int = 64) -> list[Any] | None:
+    """The path (keys and indexes) to the first float in ``value`` that JSON cannot carry
+    (infinite or NaN), or ``None``; containers nested deeper than ``limit`` are not searched."""
+    pending: list[tuple[Any, list[Any]]] = [(value, [])]
+    while pending:
+        item, path = pending.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return path
+        elif len(path) < limit and isinstance(item, Mapping):
+            pending.extend((v, [*path, k]) for k, v in reversed(list(item.items())))
+        elif len(path) < limit and isinstance(item, (list, tuple)):
+            pending.extend((v, [*path, i]) for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def non_finite_error(tool: str, path: list[Any], value: Any, schemas: Mapping[str, dict]) -> ArgsError:
+    """The message for a float JSON cannot carry at ``path`` (``value`` is what was there)."""
+    arg = path[0] if path and isinstance(path[0], str) else None
+    where = "".join(f"item {x}: " if isinstance(x, int) else f"field {x!r}: " for x in path[1:])
+    expected = f"expected {describe(schemas.get(arg))}, " if arg is not None and len(path) == 1 else ""
+    prefix = f"argument {arg!r}: " if arg is not None else ""
+    return ArgsError(f"tool {tool!r}: {prefix}{where}{expected}got {shown_value(value)}", arg)
 
 
 def format_validation_error(tool: str, exc: ValidationError, schemas: Mapping[str, dict]) -> ArgsError:

@@ -1,0 +1,30 @@
+import json
+
+from crewai.tools import BaseTool
+from dispatchguard import ensure_json_str
+
+
+class WeatherTool(BaseTool):
+    name: str = "weather"
+    description: str = "The weather of a city."
+
+    def _run(self, city: str) -> str:
+        if not city:
+            return ensure_json_str("no city given")  # prose outside an except: a JSON string
+        try:
+            reading = {"city": city, "celsius": 21}
+        except KeyError as exc:
+            return ensure_json_str({"error": f"Error: unknown city {exc}", "kind": "tool_error", "tool": "weather"})  # failure prose: the error object
+        except ValueError as exc:
+            return ensure_json_str({"error": str(exc), "kind": "tool_error", "tool": "weather"})  # also text: the error object
+        return json.dumps(reading)
+
+
+class Lookup(BaseTool):
+    description: str = "A tool with no name field: the class names it."
+
+    def _run(self, key: str) -> str:
+        try:
+            return json.dumps({"key": key})
+        except TypeError:
+            return ensure_json_str({"error": "Error: " + key, "kind": "tool_error", "tool": "Lookup"})
