@@ -1,11 +1,21 @@
-"""Suite-wide settings, and the real servers more than one test area needs. Area-specific fixtures
-live in each tests/<area>/conftest.py. Imports sit inside the fixtures so that collecting, say, the
-linter tests does not load httpx or werkzeug."""
+"""Suite-wide settings, the two layers of tests, and the real servers more than one test area needs.
+Area-specific fixtures live in each tests/<area>/conftest.py. Imports sit inside the fixtures so that
+collecting, say, the linter tests does not load httpx or werkzeug.
+
+The layers: a test that starts a program (a subprocess) or a server (a socket bound to an address)
+belongs to the integration layer and carries the ``integration`` marker; the others are the fast
+layer (``pytest -m "not integration"``, ``make test-fast``). The marker comes from an explicit mark,
+from the ``slow`` mark, from the area (``INTEGRATION_AREAS``) or from a fixture that starts a
+server or a program (``INTEGRATION_FIXTURES``).
+A test without the marker that starts a program or binds a socket fails, saying so: the fast layer
+cannot silently grow an integration test."""
 
 import os
 import socket
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +34,107 @@ settings.load_profile(os.environ.get("DG_HYPOTHESIS_PROFILE", "default"))
 # The checker reads the tool libraries of the environment VIRTUAL_ENV names: an activated shell
 # must not change what the tests see (tests that want an environment name one).
 os.environ.pop("VIRTUAL_ENV", None)
+# The pytest runs the tests start (fixture projects' suites, the verify plugin's runs) skip the
+# plugins of langsmith and schemathesis, as this one does (pyproject.toml): about 2.3 s of CPU each.
+os.environ["PYTEST_ADDOPTS"] = " ".join(
+    filter(None, [os.environ.get("PYTEST_ADDOPTS"), "-p no:langsmith_plugin -p no:schemathesis"]))
+
+
+# ------------------------------------------------------------------ the layers
+
+TESTS = Path(__file__).parent
+# Areas whose every test drives a real program: the frameworks' tools through the scripted model
+# server, the language server, MCP peers, pre-commit, pylint.
+INTEGRATION_AREAS = ("integrations", "lsp", "mcp", "precommit", "pylint")
+# Fixtures that start a server or a program (their tests are integration tests wherever they live).
+INTEGRATION_FIXTURES = frozenset({
+    "_http_server", "_scripted_server", "redis_url", "serve", "team_tools", "editor_factory",
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            continue
+        if item.get_closest_marker("slow") is not None:  # slow: the integration tests of external programs
+            item.add_marker(pytest.mark.integration)
+            continue
+        path = Path(item.path)
+        area = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else None
+        if area in INTEGRATION_AREAS or INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
+class _FastLayerGuard:
+    """An audit hook (PEP 578) that refuses, while a test without the ``integration`` marker runs
+    (setup, call and teardown), to start a subprocess or bind an internet socket."""
+
+    def __init__(self) -> None:
+        self.item: pytest.Item | None = None
+        sys.addaudithook(self)
+
+    def __call__(self, event: str, args: tuple) -> None:
+        item = self.item
+        if item is None:
+            return
+        if event == "subprocess.Popen":
+            what = f"starts a subprocess ({args[0]})"
+        elif event == "socket.bind" and isinstance(args[1], tuple):
+            what = f"binds a socket ({args[1][0]}:{args[1][1]})"
+        else:
+            return
+        self.item = None  # one report; the test's own clean-up may run programs too
+        raise RuntimeError(
+            f"{item.nodeid} {what} but is not marked integration: mark it @pytest.mark.integration "
+            "(or use a fixture of INTEGRATION_FIXTURES, tests/conftest.py)"
+        )
+
+
+_GUARD = _FastLayerGuard()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _GUARD.item = None if item.get_closest_marker("integration") is not None else item
+    try:
+        return (yield)
+    finally:
+        _GUARD.item = None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """An xdist worker that has not exited 10 s after its last test is killed (a thread a test left
+    running keeps it alive), and coverage saves at exit: an xdist worker under `coverage run` (make
+    test) saves its data now, so that a kill loses none of it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or "coverage" not in sys.modules:
+        return
+    import coverage
+
+    measuring = coverage.Coverage.current()
+    if measuring is not None:
+        measuring.save()
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Any) -> Path:
+    """The folder ``name``, filled by ``build(folder)`` once per test run: under pytest-xdist the
+    workers share it (the first builds it under a file lock, the others wait and reuse it). For
+    what is expensive and read-only afterwards: wheels, virtual environments, pre-commit's store."""
+    import fcntl
+    import shutil
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the controller's folder for this run, shared by its workers
+    folder, done = root / name, root / f"{name}.built"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed in another worker
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -244,21 +355,26 @@ class TeamTools:
     environments (the checker reads installed environments' sources)."""
 
     def __init__(self, base) -> None:
+        """The library built (by :meth:`build`) in ``base``."""
+        self.source = base / "src"
+        (self.wheel,) = (base / "wheel").glob("*.whl")
+        (self.editable,) = (base / "editable").glob("*.whl")
+
+    @classmethod
+    def build(cls, base) -> None:
         import subprocess
         import sys
 
-        self.source = _write_files(base / "src", TEAM_TOOLS)
+        source = _write_files(base / "src", TEAM_TOOLS)
         wheels = str(base / "wheel")
-        self._pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, str(self.source))
+        cls._pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheels, str(source))
         subprocess.run(
             [sys.executable, "-c", f"import hatchling.build as b; b.build_editable({str(base / 'editable')!r})"],
-            cwd=self.source,
+            cwd=source,
             check=True,
             capture_output=True,
             timeout=120,
         )
-        (self.wheel,) = (base / "wheel").glob("*.whl")
-        (self.editable,) = (base / "editable").glob("*.whl")
 
     @staticmethod
     def _pip(*args: str) -> None:
@@ -285,12 +401,15 @@ class TeamTools:
 def team_tools(tmp_path_factory) -> TeamTools:
     if os.name == "nt":  # pragma: no cover
         pytest.skip("the virtual environments below have the POSIX layout")
-    return TeamTools(tmp_path_factory.mktemp("team-tools"))
+    return TeamTools(built_once(tmp_path_factory, "team-tools", TeamTools.build))
 
 
 @pytest.fixture(scope="session")
 def team_tools_env(tmp_path_factory, team_tools: TeamTools):
-    """A virtual environment with team-tools installed."""
-    venv = team_tools.venv(tmp_path_factory.mktemp("team-tools-env") / "venv")
-    team_tools.install(venv)
-    return venv
+    """A virtual environment with team-tools installed (read-only: tests that change an environment
+    build their own)."""
+
+    def build(folder):
+        team_tools.install(team_tools.venv(folder / "venv"))
+
+    return built_once(tmp_path_factory, "team-tools-env", build) / "venv"

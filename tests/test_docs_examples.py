@@ -86,6 +86,7 @@ def run_page(page: Path) -> int:
     return ran
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("page", PAGE_PARAMS)
 def test_page_examples_run(page: Path, tmp_path: Path) -> None:
     """In a fresh interpreter, as a reader runs them (a page may register tools globally), in an

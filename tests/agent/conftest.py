@@ -13,12 +13,22 @@ class Calls:
     """What the test tools saw, in order."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.log: list[tuple[str, object]] = []
+        # `gated_sync` runs until a test sets this: a sync tool that is surely still running
+        self.gate = threading.Event()
 
     def add(self, name: str, value: object) -> None:
         with self.lock:
             self.log.append((name, value))
+            self.lock.notify_all()
+
+    def wait_for(self, name: str, timeout: float = 30) -> None:
+        """Block until a tool called ``name`` has logged (the slow tools log when they start): an
+        event to act on, instead of a timer that guesses how long the machine takes to get there."""
+        with self.lock:
+            if not self.lock.wait_for(lambda: name in self.names(), timeout):
+                raise AssertionError(f"tool {name!r} did not start within {timeout} s; calls: {self.log}")
 
     def names(self) -> list[str]:
         return [name for name, _ in self.log]
@@ -79,6 +89,13 @@ def registry(calls):
         """Sleep in a thread, then return the label."""
         time.sleep(seconds)
         calls.add("wait_sync", label)
+        return label
+
+    @reg.tool()
+    def gated_sync(label: str) -> str:
+        """Run in a thread until the test opens the gate."""
+        calls.add("gated_sync", label)
+        calls.gate.wait(30)
         return label
 
     @reg.tool()

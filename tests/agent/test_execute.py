@@ -27,6 +27,14 @@ def call(name, **args):
     return {"name": name, "args": args}
 
 
+def until_no_stranded_threads(seconds=10):
+    """Wait (polling, bounded) until the stranded threads have returned; True if they have."""
+    deadline = time.monotonic() + seconds
+    while stranded_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return stranded_threads() == 0
+
+
 def test_sync_and_async_tools_return_json_text(registry):
     assert run(execute_tool(call("add", a=2, b=3), registry=registry)) == "5"
     assert run(execute_tool('{"name": "slow_async", "args": {"seconds": 0}}', registry=registry)) == (
@@ -81,23 +89,23 @@ def test_too_many_stranded_threads_refuse_new_sync_calls(registry, monkeypatch, 
     assert refused["kind"] == "overloaded" and refused["stranded"] == 1
     # async tools do not need a thread: still served
     assert run(execute_tool(call("slow_async", seconds=0), registry=registry)) == '"slept"'
-    time.sleep(0.4)
+    assert until_no_stranded_threads()
     assert run(execute_tool(call("add", a=1, b=2), registry=registry)) == "3"
     assert calls.names() == ["slow_sync", "slow_async", "add"]
 
 
-def test_abandoned_waits_count_as_stranded(registry):
+def test_abandoned_waits_count_as_stranded(registry, calls):
     async def abandon():
-        task = asyncio.ensure_future(execute_tool(call("slow_sync", seconds=0.2), registry=registry))
-        await asyncio.sleep(0.05)
+        task = asyncio.ensure_future(execute_tool(call("gated_sync", label="x"), registry=registry))
+        await asyncio.to_thread(calls.wait_for, "gated_sync")  # the tool runs in its thread now
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         return stranded_threads()
 
     assert run(abandon()) == 1
-    time.sleep(0.3)
-    assert stranded_threads() == 0
+    calls.gate.set()
+    assert until_no_stranded_threads()
 
 
 def test_cancel_before_the_tool_never_runs_it(registry, calls):
@@ -114,7 +122,9 @@ def test_a_cancel_stops_waiting_for_a_running_tool_at_once(registry, calls, tool
     token = CancelToken()
 
     async def scenario():
-        asyncio.get_running_loop().call_later(0.05, token.cancel)
+        # the cancel comes when the tool has started (an event, not a timer)
+        loop = asyncio.get_running_loop()
+        loop.run_in_executor(None, lambda: (calls.wait_for(tool), loop.call_soon_threadsafe(token.cancel)))
         started = time.monotonic()
         text = await execute_tool(call(tool, seconds=3), registry=registry, cancel=token, timeout=12)
         return text, time.monotonic() - started

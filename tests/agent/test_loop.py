@@ -114,13 +114,20 @@ def test_tool_timeout_is_reported_to_the_model(llm, llm_server, registry, tool):
 
 
 def test_cancellation_mid_run_while_a_tool_runs(llm, llm_server, registry, calls):
-    llm_server.set_script([tool_call("slow_sync", seconds=0.3), "never asked"])
+    # the cancel comes when the tool has started (an event, not a timer); the tool runs until the
+    # test opens its gate, so only the cancel can end the loop
+    llm_server.set_script([tool_call("gated_sync", label="x"), "never asked"])
     token = CancelToken()
-    threading.Timer(0.15, token.cancel, args=("user pressed stop",)).start()
-    result = run_tool_loop(llm, "go", registry=registry, cancel=token)
+    canceller = threading.Thread(target=lambda: (calls.wait_for("gated_sync"), token.cancel("user pressed stop")))
+    canceller.start()
+    try:
+        result = run_tool_loop(llm, "go", registry=registry, cancel=token)
+    finally:
+        calls.gate.set()
+        canceller.join()
     assert result.stop_reason == "cancelled"
     assert result.response == "Cancelled: user pressed stop"
-    assert len(llm_server.requests) == 1 and calls.names() == ["slow_sync"]
+    assert len(llm_server.requests) == 1 and calls.names() == ["gated_sync"]
     assert result.trace[0].outcome == "cancelled" and result.history == []
 
 
@@ -267,6 +274,7 @@ def test_only_error_objects_count_as_failures(llm, llm_server):
     assert "the same call to measure failed 1 times" in result.response
 
 
+@pytest.mark.integration
 def test_sync_loop_closes_the_http_connections_of_its_event_loop():
     """run_tool_loop owns its event loop: the shared async client made for that loop is closed
     before the loop ends, so repeated sync calls leak no sockets (ResourceWarning)."""

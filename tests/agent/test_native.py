@@ -142,23 +142,23 @@ def test_a_json_call_in_text_still_works_with_a_native_client(native_llm, llm_se
 
 
 def test_cancel_aborts_the_model_call_in_flight(native_llm, llm_server, registry):
-    released = threading.Event()
+    released, answered = threading.Event(), threading.Event()
     outcome = {}
+    token = CancelToken()
 
     def hang(body):
+        token.cancel("stop now")  # the model call is in flight: the server is answering it
         outcome["released_by_test"] = released.wait(10)  # False only if the loop waited it out
+        answered.set()
         return "too late"
 
     llm_server.set_script([hang])
-    token = CancelToken()
-    threading.Timer(0.2, token.cancel, args=("stop now",)).start()
     result = run_tool_loop(native_llm, "go", registry=registry, cancel=token)
     released.set()
     assert (result.stop_reason, result.response) == ("cancelled", "Cancelled: stop now")
     assert result.trace[0].outcome == "cancelled"
-    deadline = threading.Event()
-    deadline.wait(0.2)
-    assert outcome.get("released_by_test", True) is True
+    assert answered.wait(10)
+    assert outcome["released_by_test"] is True
 
 
 def test_anthropic_settings(monkeypatch):
@@ -242,11 +242,16 @@ def test_earlier_messages_are_replayed_in_both_wire_formats(provider, native_llm
         assert body["messages"][1]["content"] == [{"type": "text", "text": "noted"}]
 
 
-def test_a_cancel_while_native_tools_run_drops_their_results(native_llm, llm_server, registry):
+def test_a_cancel_while_native_tools_run_drops_their_results(native_llm, llm_server, registry, calls):
+    # The cancel waits for the event it is about (the model answered and the tool runs), not for a
+    # timer: under load the model's first request had not even arrived after 0.15 s. The tool would
+    # run 30 s: only the cancel ends this test in time.
     token = CancelToken()
-    llm_server.set_script([native(("slow_async", {"seconds": 0.5}))])
-    threading.Timer(0.15, token.cancel, args=("user",)).start()
+    llm_server.set_script([native(("slow_async", {"seconds": 30}))])
+    canceller = threading.Thread(target=lambda: (calls.wait_for("slow_async"), token.cancel("user")))
+    canceller.start()
     result = run_tool_loop(native_llm, "go", registry=registry, cancel=token)
+    canceller.join()
     assert (result.stop_reason, result.trace[0].outcome, result.history) == ("cancelled", "cancelled", [])
     assert len(llm_server.requests) == 1
 

@@ -9,6 +9,8 @@ import pytest
 
 from .conftest import run_cli, write_tree
 
+pytestmark = pytest.mark.integration
+
 AGENT = """\
 from app.tools import Search
 

@@ -42,6 +42,7 @@ EXPECTED = [
 ]
 
 
+@pytest.mark.integration
 def test_text_output_and_exit_status(project):
     done = run_cli("check", "--no-cache")
     assert done.returncode == 1, done.stderr
@@ -52,12 +53,14 @@ def test_text_output_and_exit_status(project):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.integration
 def test_default_path_is_cwd_and_explicit_paths_narrow_the_report(project):
     done = run_cli("check", "--no-cache", "app/tools.py")
     assert parsed(done.stdout) == [EXPECTED[2]]
     assert run_cli("check", "--no-cache", str(project)).stdout == run_cli("check", "--no-cache").stdout
 
 
+@pytest.mark.integration
 def test_clean_project_exits_0(project):
     done = run_cli("check", "--no-cache", "app/__init__.py")
     assert done.returncode == 0
@@ -65,12 +68,14 @@ def test_clean_project_exits_0(project):
     assert done.stderr.startswith("All checks passed")
 
 
+@pytest.mark.integration
 def test_exit_zero(project):
     done = run_cli("check", "--no-cache", "--exit-zero")
     assert done.returncode == 0
     assert len(parsed(done.stdout)) == 3
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("args", "codes"),
     [
@@ -88,6 +93,7 @@ def test_rule_selection(project, args, codes):
     assert done.returncode == (1 if codes else 0)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -114,6 +120,7 @@ def test_usage_errors_exit_2_with_one_line(project, args, message):
     assert done.stdout == ""
 
 
+@pytest.mark.integration
 def test_broken_config_names_file_and_key(project):
     (project / "pyproject.toml").write_text("[tool.dispatchguard]\ntool-bases = 5\n")
     done = run_cli("check", "--no-cache")
@@ -123,6 +130,7 @@ def test_broken_config_names_file_and_key(project):
     assert "pyproject.toml" in line and "tool-bases" in line
 
 
+@pytest.mark.integration
 def test_invalid_toml_is_exit_2(project):
     (project / "pyproject.toml").write_text("[tool.dispatchguard\n")
     done = run_cli("check", "--no-cache")
@@ -130,6 +138,7 @@ def test_invalid_toml_is_exit_2(project):
     assert "invalid TOML" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.integration
 def test_config_file_option(project, tmp_path):
     other = tmp_path / "elsewhere.toml"
     other.write_text('[tool.dispatchguard]\nignore = ["DG103"]\n')
@@ -137,6 +146,7 @@ def test_config_file_option(project, tmp_path):
     assert [f[3] for f in parsed(done.stdout)] == ["DG102", "DG101"]
 
 
+@pytest.mark.integration
 def test_unparsable_file_is_dg001_and_the_rest_is_checked(project):
     # a file that names a tool word is parsed, so its syntax error is DG001 (one that names none is
     # never parsed: its syntax is the Python linter's business)
@@ -148,6 +158,7 @@ def test_unparsable_file_is_dg001_and_the_rest_is_checked(project):
     assert [f for f in found if f[3] != "DG001"] == EXPECTED
 
 
+@pytest.mark.integration
 def test_json_output(project):
     done = run_cli("check", "--no-cache", "--output-format", "json")
     assert done.returncode == 1
@@ -164,6 +175,7 @@ def test_json_output(project):
     assert done.stderr == ""
 
 
+@pytest.mark.integration
 def test_github_output(project):
     done = run_cli("check", "--no-cache", "--output-format", "github")
     lines = done.stdout.splitlines()
@@ -172,6 +184,7 @@ def test_github_output(project):
     assert lines[0].split("::", 2)[2].startswith("app/agent.py:5:12: DG102 ")
 
 
+@pytest.mark.integration
 def test_sarif_output_is_valid_and_lists_suppressions(project):
     done = run_cli("check", "--no-cache", "--output-format", "sarif")
     assert done.returncode == 1
@@ -188,6 +201,7 @@ def test_sarif_output_is_valid_and_lists_suppressions(project):
     assert sorted(r["ruleId"] for r in results if not r.get("suppressions")) == ["DG101", "DG102", "DG103"]
 
 
+@pytest.mark.integration
 def test_statistics(project):
     done = run_cli("check", "--no-cache", "--statistics")
     assert done.returncode == 1
@@ -197,12 +211,14 @@ def test_statistics(project):
     assert [(s["code"], s["count"]) for s in stats] == [("DG101", 1), ("DG102", 1), ("DG103", 1)]
 
 
+@pytest.mark.integration
 def test_show_suppressed(project):
     done = run_cli("check", "--no-cache", "--show-suppressed")
     marked = [line for line in done.stdout.splitlines() if line.endswith("[noqa]")]
     assert [line.split()[1] for line in marked] == ["DG102", "DG101"]
 
 
+@pytest.mark.integration
 def test_jobs_and_cache_give_the_same_findings(project, tmp_path):
     cache = tmp_path / "cache"
     serial = run_cli("check", "-j", "1", "--cache-dir", str(cache))
@@ -212,12 +228,14 @@ def test_jobs_and_cache_give_the_same_findings(project, tmp_path):
     assert cache.is_dir() and any(cache.iterdir())
 
 
+@pytest.mark.integration
 def test_no_cache_writes_no_cache(project, tmp_path):
     cache = tmp_path / "cache"
     run_cli("check", "--no-cache", "--cache-dir", str(cache))
     assert not cache.exists() or not any(cache.iterdir())
 
 
+@pytest.mark.integration
 def test_baseline_flow(project):
     done = run_cli("check", "--no-cache", "--write-baseline", "baseline.json")
     assert done.returncode == 0
@@ -244,6 +262,7 @@ def test_baseline_flow(project):
     assert kinds == ["external", "external", "external", "inSource", "inSource"]
 
 
+@pytest.mark.integration
 def test_broken_baseline_is_exit_2(project):
     (project / "baseline.json").write_text('{"version": 1, "findings": [{"path": 3}]}')
     done = run_cli("check", "--no-cache", "--baseline", "baseline.json")
@@ -251,6 +270,7 @@ def test_broken_baseline_is_exit_2(project):
     assert done.stderr.strip() == "dispatchguard: error: baseline file baseline.json: finding 1 needs a string 'path'"
 
 
+@pytest.mark.integration
 def test_unwritable_baseline_is_exit_2(project):
     done = run_cli("check", "--no-cache", "--write-baseline", "no/such/dir/baseline.json")
     assert done.returncode == 2
@@ -301,6 +321,7 @@ def test_keyboard_interrupt_is_exit_2(project, capsys, monkeypatch):
     assert capsys.readouterr().err == "dispatchguard: error: interrupted\n"
 
 
+@pytest.mark.integration
 def test_check_never_loads_libcst_or_pydantic(project):
     code = (
         "import sys\n"
@@ -313,6 +334,7 @@ def test_check_never_loads_libcst_or_pydantic(project):
     assert done.stderr.strip() == "1 []"
 
 
+@pytest.mark.integration
 def test_no_progress_when_stderr_is_not_a_terminal(project):
     files = {f"app/mod_{i}.py": "x = 1\n" for i in range(250)}
     write_tree(project, files)
@@ -360,6 +382,7 @@ def test_progress_is_passed_to_the_core_only_on_a_terminal(project, monkeypatch,
     assert seen["progress"] is None
 
 
+@pytest.mark.integration
 def test_closed_stdout_is_not_a_traceback(project):
     """`dispatchguard check | head -1` must not end in a BrokenPipeError traceback."""
     lines = "".join(f"    Search().run(query='{i}')\n" for i in range(3000))
@@ -379,11 +402,13 @@ def test_closed_stdout_is_not_a_traceback(project):
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
 
 
+@pytest.mark.integration
 def test_bad_job_count(project):
     done = run_cli("check", "-j", "many")
     assert done.returncode == 2 and "invalid job count 'many'" in done.stderr
 
 
+@pytest.mark.integration
 def test_fix_then_report_what_is_left(project):
     """`check --fix` only applies safe fixes (DG103's is unsafe: the direct caller may use the
     dict); `--unsafe-fixes` alone writes nothing (as in ruff, it only makes unsafe fixes available);
@@ -415,6 +440,7 @@ def test_fix_then_report_what_is_left(project):
     assert parsed(done.stdout) == [("app/agent.py", 5, 12, "DG102"), ("app/agent.py", 6, 12, "DG101")]
 
 
+@pytest.mark.integration
 def test_json_and_sarif_carry_the_fix_data(project):
     """Issue 21: `fix: null` for every finding; now the fix command's own planning (with_fixes)."""
     import json as json_module

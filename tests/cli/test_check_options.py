@@ -11,6 +11,8 @@ import pytest
 
 from .conftest import run_cli
 
+pytestmark = pytest.mark.integration
+
 TOOL = """\
 from crewai.tools import BaseTool
 

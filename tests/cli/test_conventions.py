@@ -17,6 +17,8 @@ from dispatchguard.lint import RULES, load_config
 
 from .conftest import run_cli, write_tree
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 VIOLATION = "from crewai.tools import BaseTool\n\n\nclass T(BaseTool):\n    pass\n\n\nT().run()\n"
 

@@ -214,6 +214,7 @@ def test_full_shows_the_source_and_underlines_the_range(findings, tmp_path):
     assert blocks[-1] == "DG103 `f` returns a dict, not a JSON string\n --> app/zé.py:1:5\n"
 
 
+@pytest.mark.integration
 def test_full_shows_a_buffer_from_standard_input(tmp_path):
     """The frame of a checked buffer comes from the buffer, not from the file on disk."""
     (tmp_path / "agent.py").write_text("on disk\n", encoding="utf-8")
@@ -226,6 +227,7 @@ def test_full_shows_a_buffer_from_standard_input(tmp_path):
     assert "on disk" not in done.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("fmt", ["junit", "gitlab", "rdjson", "grouped", "full", "pylint", "json-lines"])
 def test_each_format_through_the_command(project, fmt):
     done = run_cli("check", "--no-cache", "--output-format", fmt)
@@ -240,6 +242,7 @@ def test_each_format_through_the_command(project, fmt):
     assert summary is (fmt in ("grouped", "full"))  # the summary is for people, not for parsers
 
 
+@pytest.mark.integration
 def test_full_shows_a_buffer_whose_coding_cookie_is_unknown(tmp_path):
     done = run_cli(
         "check", "--no-cache", "--output-format", "full", "-", cwd=tmp_path, stdin="# coding: nope\nx = 1\n"

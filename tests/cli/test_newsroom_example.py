@@ -46,6 +46,7 @@ def test_the_violating_twin_announces_several_findings_of_each_rule():
     assert all(per_code[code] >= 3 for code in ("DG101", "DG102", "DG103")), per_code
 
 
+@pytest.mark.integration
 def test_violating_twin_yields_exactly_the_expected_findings():
     done = run_cli("check", "--no-cache", ".", cwd=VIOLATING)
     assert done.returncode == 1, done.stderr
@@ -55,17 +56,20 @@ def test_violating_twin_yields_exactly_the_expected_findings():
     assert sorted((expected - got).elements()) == [], "missing findings"
 
 
+@pytest.mark.integration
 def test_fixed_twin_is_clean():
     assert not expectations(FIXED)
     done = run_cli("check", "--no-cache", ".", cwd=FIXED)
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
 
 
+@pytest.mark.integration
 def test_fixed_twin_is_clean_in_strict_mode_too():
     done = run_cli("check", "--no-cache", "--strict", ".", cwd=FIXED)
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", [VIOLATING, FIXED], ids=["violating", "fixed"])
 def test_flake8_gives_the_same_findings_as_the_cli(twin):
@@ -83,6 +87,7 @@ def test_flake8_gives_the_same_findings_as_the_cli(twin):
     assert sorted(findings(flake8.stdout)) == sorted(findings(cli.stdout))
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_demo_runs_and_succeeds():
     """`make demo`: checks both twins, dispatches two calls, exits 0 when all behaved."""

@@ -12,6 +12,8 @@ import pytest
 
 from .conftest import write_tree
 
+pytestmark = pytest.mark.integration
+
 AGENT = "from app.tools import Search\n\n\ndef plan(q):\n    return Search().run(q)  # noqa: DG102\n"
 
 

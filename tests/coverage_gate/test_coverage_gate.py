@@ -25,6 +25,7 @@ def run(argv, capsys):
     return code, captured.out, captured.err
 
 
+@pytest.mark.integration
 def test_passes_at_or_above_threshold(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     # models 5/8 (62.5%) + dispatcher 6/6 lines+branches: total 11/14 = 78.57%
@@ -36,6 +37,7 @@ def test_passes_at_or_above_threshold(project, monkeypatch, capsys):
     assert "OK: total branch coverage" in out
 
 
+@pytest.mark.integration
 def test_fails_below_threshold_with_missed_lines(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, _ = run(["--fail-under", "90", "--include", MODELS], capsys)
@@ -47,6 +49,7 @@ def test_fails_below_threshold_with_missed_lines(project, monkeypatch, capsys):
     assert "FAIL: total branch coverage 62.50% is below 90%" in out
 
 
+@pytest.mark.integration
 def test_quiet_prints_the_verdict_and_only_the_files_below_it(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, _ = run(["-q", "--fail-under", "78", "--include", MODELS, "--include", DISPATCHER], capsys)
@@ -58,12 +61,14 @@ def test_quiet_prints_the_verdict_and_only_the_files_below_it(project, monkeypat
     assert out.splitlines()[-1] == "FAIL: total branch coverage 78.57% is below 90%"
 
 
+@pytest.mark.integration
 def test_threshold_is_inclusive(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     assert run(["--fail-under", "62.5", "--include", MODELS], capsys)[0] == 0
     assert run(["--fail-under", "62.51", "--include", MODELS], capsys)[0] == 1
 
 
+@pytest.mark.integration
 def test_no_branch_counts_lines_only(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, _ = run(["--fail-under", "66", "--include", MODELS, "--no-branch"], capsys)
@@ -73,6 +78,7 @@ def test_no_branch_counts_lines_only(project, monkeypatch, capsys):
     assert "line coverage" in out
 
 
+@pytest.mark.integration
 def test_branch_flag_needs_branch_data(tmp_path, cov_run, monkeypatch, capsys, write):
     write(tmp_path / "src" / "models.py", "x = 1\n")
     write(tmp_path / "run.py", "import sys; sys.path.insert(0, 'src'); import models\n")
@@ -85,6 +91,7 @@ def test_branch_flag_needs_branch_data(tmp_path, cov_run, monkeypatch, capsys, w
     assert code == 0 and "line coverage 100.00%" in out
 
 
+@pytest.mark.integration
 def test_per_file_requires_every_file(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     argv = ["--fail-under", "70", "--include", MODELS, "--include", DISPATCHER]
@@ -94,6 +101,7 @@ def test_per_file_requires_every_file(project, monkeypatch, capsys):
     assert "FAIL: 1 file(s) below 70% branch coverage: src/app/models.py (62.50%)" in out
 
 
+@pytest.mark.integration
 def test_never_imported_file_counts_as_zero(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, _ = run(["--fail-under", "1", "--include", "src/app/unused.py", "--per-file"], capsys)
@@ -102,6 +110,7 @@ def test_never_imported_file_counts_as_zero(project, monkeypatch, capsys):
     assert "0.00%" in out
 
 
+@pytest.mark.integration
 def test_files_on_disk_are_found_by_the_checkers_walker(project, monkeypatch, capsys, write):
     """A never-imported file the project ignores (.gitignore, extend-exclude) is not gated."""
     write(project / "src" / "app" / "generated" / "client.py", "def c():\n    return 1\n")
@@ -116,6 +125,7 @@ def test_files_on_disk_are_found_by_the_checkers_walker(project, monkeypatch, ca
     assert "generated" not in out and "vendored" not in out
 
 
+@pytest.mark.integration
 def test_missing_data_file_is_an_error(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, err = run(["--fail-under", "90", "--include", MODELS, "--data-file", "nope.db"], capsys)
@@ -123,6 +133,7 @@ def test_missing_data_file_is_an_error(project, monkeypatch, capsys):
     assert f"no coverage data file at {project / 'nope.db'}" in err
 
 
+@pytest.mark.integration
 def test_parallel_data_files_get_a_combine_hint(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     (project / ".coverage").rename(project / ".coverage.host.123.456")
@@ -131,6 +142,7 @@ def test_parallel_data_files_get_a_combine_hint(project, monkeypatch, capsys):
     assert ".coverage.host.123.456" in err and "coverage combine" in err
 
 
+@pytest.mark.integration
 def test_nothing_matched_names_the_patterns(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, _, err = run(["--fail-under", "90", "--include", "lib/**/nothing.py"], capsys)
@@ -138,6 +150,7 @@ def test_nothing_matched_names_the_patterns(project, monkeypatch, capsys):
     assert "'lib/**/nothing.py'" in err and str(project / ".coverage") in err
 
 
+@pytest.mark.integration
 def test_unmatched_pattern_among_matched_is_a_warning(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, out, _ = run(["--fail-under", "50", "--include", MODELS, "--include", "x/*.py"], capsys)
@@ -145,6 +158,7 @@ def test_unmatched_pattern_among_matched_is_a_warning(project, monkeypatch, caps
     assert "warning: pattern 'x/*.py' matched no file" in out
 
 
+@pytest.mark.integration
 def test_defaults_from_pyproject(project, monkeypatch, capsys, write):
     (project / ".coverage").rename(project / "cov.data")
     write(
@@ -166,6 +180,7 @@ def test_defaults_from_pyproject(project, monkeypatch, capsys, write):
     assert code == 1 and "app/models.py" in out
 
 
+@pytest.mark.integration
 def test_pyproject_coverage_exclusions_are_honoured(project, cov_run, monkeypatch, capsys, write):
     write(
         project / "pyproject.toml",
@@ -224,12 +239,14 @@ def test_missing_threshold_or_patterns(tmp_path, monkeypatch, capsys):
     assert code == 2 and "between 0 and 100" in err
 
 
+@pytest.mark.integration
 def test_hook_entry_ignores_file_names(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code, _, _ = run(["--fail-under", "60", "--include", MODELS, "src/app/models.py", "run.py"], capsys)
     assert code == 0
 
 
+@pytest.mark.integration
 def test_unreadable_data_file(project, monkeypatch, capsys):
     (project / ".coverage").write_bytes(b"this is not sqlite at all" * 100)
     monkeypatch.chdir(project)
@@ -237,6 +254,7 @@ def test_unreadable_data_file(project, monkeypatch, capsys):
     assert code == 2 and "cannot read coverage data" in err
 
 
+@pytest.mark.integration
 def test_router_subcommand_in_process(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     code = cli_main.main(["coverage", "--fail-under", "99", "--include", DISPATCHER])
@@ -244,6 +262,7 @@ def test_router_subcommand_in_process(project, monkeypatch, capsys):
     assert "100.00%" in capsys.readouterr().out
 
 
+@pytest.mark.integration
 def test_installed_command(project):
     """The real console script, as CI and the pre-push hook run it."""
     exe = Path(sys.executable).with_name("dispatchguard")

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dispatchguard.fix import apply_fixes
 from dispatchguard.lint import load_config
 
@@ -96,6 +98,7 @@ print(json.dumps([EscalateTool()._run(ticket="T-1"), asyncio.run(EscalateTool().
 """
 
 
+@pytest.mark.integration
 def test_no_double_wrap_no_broken_caller_and_the_unsafe_reasons(tmp_path: Path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')
     (tmp_path / "app").mkdir()

@@ -219,6 +219,7 @@ def test_check_paths_see_whole_project_for_names(project, capsys):
     assert 'run_tool("kpi-tracker", {' in (project / "app" / "agent.py").read_text()
 
 
+@pytest.mark.integration
 def test_real_command(project):
     exe = Path(sys.executable).with_name("dispatchguard")
     proc = subprocess.run(
@@ -232,6 +233,7 @@ def test_real_command(project):
     assert "+from dispatchguard import ensure_json_str" in proc.stdout
 
 
+@pytest.mark.integration
 def test_router_does_not_load_libcst_or_coverage():
     """Building the parser imports every subcommand module: fix and coverage must stay light
     (coverage itself may be loaded by a measuring parent)."""

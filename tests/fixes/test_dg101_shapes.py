@@ -131,6 +131,7 @@ def skipped(report) -> dict[int, str]:
     return {s.line: s.reason for s in report.skipped if s.code == "DG101"}
 
 
+@pytest.mark.integration
 def test_a_method_of_a_module_level_instance_and_its_async_twin(tmp_path: Path, monkeypatch):
     project = make(tmp_path, ["app.dispatch.Router.execute", "app.dispatch.Router.aexecute"], ("dispatch", ROUTER))
     monkeypatch.chdir(project)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 LANGCHAIN_TOOLS = '''\
 """LangChain tools."""
 

@@ -101,6 +101,7 @@ def fix(target: Path, **kwargs):
     return apply_fixes([str(target)], config, use_cache=False, **kwargs)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_golden(case: Path, tmp_path: Path):
     unsafe = True

@@ -146,6 +146,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.integration
 def test_the_fix_command_on_a_notebook(root: Path) -> None:
     old = json.dumps(AGENT, indent=1) + "\n"
     (root / "agent.ipynb").write_text(old, encoding="utf-8")

@@ -25,6 +25,8 @@ import pytest
 
 from .conftest import PROJECTS, copy_project, run_tests
 
+pytestmark = pytest.mark.integration
+
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 #: Per project: tests that fail after --unsafe-fixes (they read a tool's dict return directly).

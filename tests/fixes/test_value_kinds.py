@@ -18,6 +18,8 @@ import pytest
 from dispatchguard.fix import apply_fixes
 from dispatchguard.lint import load_config
 
+pytestmark = pytest.mark.integration
+
 TOOLS = '''\
 import enum
 import uuid

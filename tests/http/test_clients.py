@@ -174,6 +174,7 @@ def test_requests_session_without_the_extra(monkeypatch):
         http.requests_session()
 
 
+@pytest.mark.integration
 def test_loop_clients_are_closed_when_asyncio_run_ends():
     """A user's own asyncio.run: the client made for that loop is closed on that loop before it
     ends, so no connection is left to die with it (ResourceWarning: unclosed transport)."""

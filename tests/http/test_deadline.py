@@ -13,6 +13,8 @@ import pytest
 from dispatchguard import http
 from dispatchguard.http import HttpTimeoutError
 
+pytestmark = pytest.mark.integration
+
 
 class DripServer:
     """A real TCP server on 127.0.0.1: answers 200 with a long body, one byte every `interval` s."""

@@ -120,6 +120,7 @@ def test_allowlist_from_the_environment(monkeypatch):
     assert http.address_guard("extra.host").allow == ("127.0.0.1", "10.0.0.0/8", "extra.host")
 
 
+@pytest.mark.integration
 def test_a_pinned_https_request_still_verifies_the_host_name(tmp_path, monkeypatch):
     """The connection goes to the checked address, while TLS checks the certificate against the
     name in the URL (SNI): a certificate for "localhost" only is accepted through the pin, and
@@ -245,6 +246,7 @@ def test_a_guarded_requests_session_checks_every_hop_and_pins_the_address(server
         plain.close()
 
 
+@pytest.mark.integration
 def test_a_guarded_requests_session_pins_https_and_verifies_the_name(tmp_path):
     import ssl
 

@@ -118,6 +118,7 @@ def test_raise_for_status_false_returns_error_responses(server):
     assert hits(server, "/503") == 3
 
 
+@pytest.mark.integration
 def test_connection_refused_is_retried_then_typed(closed_port):
     url = f"http://127.0.0.1:{closed_port}/x"
     with pytest.raises(HttpTransportError) as info:
@@ -255,6 +256,7 @@ def test_async_client_timeout_is_typed(server):
     asyncio.run(main())
 
 
+@pytest.mark.integration
 def test_httpx_exceptions_are_chained(closed_port):
     http.configure(max_attempts=1)
     with pytest.raises(HttpTransportError) as info:

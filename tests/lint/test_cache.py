@@ -125,6 +125,7 @@ def test_custom_cache_dir_and_read_only_location(project: Path, tmp_path: Path) 
     assert _codes(report) == [("agent.py", "DG101")]
 
 
+@pytest.mark.integration
 def test_concurrent_runs_do_not_corrupt_the_cache(project: Path) -> None:
     script = textwrap.dedent(
         f"""

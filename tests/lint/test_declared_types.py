@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dispatchguard.lint import LintConfig
 from dispatchguard.lint.source import check_source
 
@@ -114,6 +116,7 @@ def test_an_sdk_the_environment_lacks_is_answered_by_the_bundled_table(tmp_path:
     ]
 
 
+@pytest.mark.integration
 def test_an_installed_sdk_wins_over_the_bundled_table(tmp_path: Path) -> None:
     # a release whose search is declared to return text: the environment's sources decide
     venv = tmp_path / "venv"

@@ -54,6 +54,7 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.integration
 def test_walk_honours_every_ignore_source(repo: Path) -> None:
     config = LintConfig(root=repo)
     found = walk([repo], config, repo)
@@ -62,6 +63,7 @@ def test_walk_honours_every_ignore_source(repo: Path) -> None:
     assert walk([repo / "pkg", repo, repo / "main.py"], config, repo) == found  # each file once
 
 
+@pytest.mark.integration
 def test_notebooks_are_listed_apart(repo: Path) -> None:
     result = scan([repo], LintConfig(root=repo), repo)
     assert names(result.notebooks, repo) == ["nb.ipynb", "pkg/deep/nb2.ipynb"]
@@ -70,6 +72,7 @@ def test_notebooks_are_listed_apart(repo: Path) -> None:
     assert names(explicit.files, repo) == ["main.py"] and names(explicit.notebooks, repo) == ["nb.ipynb"]
 
 
+@pytest.mark.integration
 def test_respect_gitignore_false_keeps_ignored_files(repo: Path) -> None:
     config = LintConfig(root=repo, respect_gitignore=False)
     found = names(walk([repo], config, repo), repo)
@@ -96,6 +99,7 @@ def test_exclude_and_extend_exclude_use_git_patterns(tmp_path: Path) -> None:
     assert not is_excluded(tmp_path.parent / "elsewhere.py", config, config.root)  # outside the root
 
 
+@pytest.mark.integration
 def test_explicit_paths_are_checked_unless_force_exclude(repo: Path) -> None:
     config = LintConfig(root=repo)
     explicit = [repo / "generated" / "out.py", repo / "pkg" / "secret.py", repo / "readme.txt"]
@@ -110,6 +114,7 @@ def test_explicit_paths_are_checked_unless_force_exclude(repo: Path) -> None:
     assert walk([repo / "generated"], forced, repo) == []
 
 
+@pytest.mark.integration
 def test_check_paths_skips_ignored_files_of_the_project(repo: Path) -> None:
     """Ignored files are neither reported nor indexed; an explicitly named one is still checked."""
     write(repo / "generated" / "out.py", "x._run()\n")
@@ -142,6 +147,7 @@ def test_walk_is_deterministic_and_tolerates_unreadable_dirs(tmp_path: Path) -> 
         locked.chmod(0o755)
 
 
+@pytest.mark.integration
 def test_a_root_that_an_outer_repository_ignores_is_still_walked(repo: Path) -> None:
     """A project downloaded into an ignored folder (benchmarks/.data/<tree>) keeps its files; its
     own exclusions still apply inside it."""

@@ -34,6 +34,7 @@ def test_configuration_page_lists_every_key() -> None:
         assert f"`{key}`" in text, key
 
 
+@pytest.mark.integration
 def test_rules_index_is_generated_from_the_rule_table() -> None:
     script = DOCS.parent / "scripts" / "rules_index.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)

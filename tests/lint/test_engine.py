@@ -186,6 +186,7 @@ def test_report_types() -> None:
         assert (rule.code, bool(rule.name), bool(rule.summary)) == (code, True, True)
 
 
+@pytest.mark.integration
 def test_core_never_imports_heavy_or_user_code(tmp_path: Path) -> None:
     _write(tmp_path, "user.py", "raise SystemExit('user code was imported')\n" + TOOL + "t.run()\n")
     script = (

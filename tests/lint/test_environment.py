@@ -122,6 +122,7 @@ TAVILY_APP = """
 """
 
 
+@pytest.mark.integration
 def test_a_partner_library_at_the_tables_release_is_answered_by_the_table(tmp_path: Path) -> None:
     """The test session's own environment has the real langchain-tavily (a test extra, which requires
     langchain-core) at the release the bundled table was built from, next to the real crewai and
@@ -163,6 +164,7 @@ def test_installing_a_package_invalidates_cached_results(tmp_path: Path, team_to
     assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("value", "message"),
     [
@@ -182,6 +184,7 @@ def test_a_python_setting_that_names_no_environment_is_exit_2(tmp_path: Path, va
         load_config([root])
 
 
+@pytest.mark.integration
 def test_a_missing_command_line_environment_is_exit_2(tmp_path: Path) -> None:
     root = _project(tmp_path / "app")
     done = _run(root, "--python", str(tmp_path / "nope" / "bin" / "python"))
@@ -263,6 +266,7 @@ def test_cached_library_summaries_are_reread_when_the_library_file_changes(
     assert [f.code for f in check_paths([root], config, jobs=1).findings] == []
 
 
+@pytest.mark.integration
 def test_an_environment_with_system_site_packages_reads_the_base_interpreters_too(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)

@@ -41,6 +41,7 @@ def _core(root: Path, monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, int, in
     return {(f.path, f.line, f.col, f.code, f.message) for f in report.findings if not f.suppressed}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["crossfile", "registries", "aliases"])
 def test_flake8_matches_check_paths(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / name
@@ -51,6 +52,7 @@ def test_flake8_matches_check_paths(name: str, tmp_path: Path, monkeypatch: pyte
     assert _flake8(root, "-j", "2") == core  # several processes, each with its own index
 
 
+@pytest.mark.integration
 def test_flake8_honours_config_and_file_level_noqa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\nignore = ["DG102"]\n')
     body = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\nt.run()\n"

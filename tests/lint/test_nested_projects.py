@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 TOOL_CALLED_DIRECTLY = '''\
 from langchain_core.tools import tool
 

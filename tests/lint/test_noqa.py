@@ -86,6 +86,7 @@ FILES = {
 _FINDING = re.compile(r"^\.?/?(?P<path>[^:]+):(?P<line>\d+):\d+: (?P<code>DG\d+) ")
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_cli_and_flake8_read_the_same_directives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, text in FILES.items():

@@ -206,6 +206,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.integration
 def test_the_command_prints_cell_positions(root: Path) -> None:
     write(root / "agent.ipynb", AGENT)
     text = run("check", "--no-cache", cwd=root)
@@ -232,6 +233,7 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
     assert "  cell 5:4:10 DG101 " in grouped
 
 
+@pytest.mark.integration
 def test_a_notebook_on_standard_input(root: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
@@ -250,6 +252,7 @@ def test_a_notebook_on_standard_input(root: Path) -> None:
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(RUFF is None, reason="ruff is not installed")
 def test_cell_positions_are_ruffs(root: Path) -> None:
     """ruff (F401 on an unused import put on the line of each call) and dispatchguard (DG101 on
@@ -277,6 +280,7 @@ def test_cell_positions_are_ruffs(root: Path) -> None:
     assert [p for p in ours if p != (3, 9)] == theirs  # (3, 9): DG103 in the tool's cell
 
 
+@pytest.mark.integration
 def test_the_flake8_plugin_is_unaffected(root: Path) -> None:
     """flake8 checks Python files only: a notebook beside them changes nothing it reports, and what
     it reports is what check_paths reports for the Python files."""

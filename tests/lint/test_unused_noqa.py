@@ -84,6 +84,7 @@ def test_dg002_can_be_turned_off(project: Path) -> None:
     assert _dg002(check_paths(["."], config, jobs=1, use_cache=False).findings) == set()
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_flake8_reports_the_same(project: Path) -> None:
     out = subprocess.run(

@@ -51,7 +51,8 @@ def fail(reason: str) -> str:
 
 @TOOLS.tool
 async def nap(seconds: float, tag: str = "nap") -> str:
-    """Sleep asynchronously; leaves a mark when cancelled or finished."""
+    """Sleep asynchronously; leaves a mark when it starts, and when cancelled or finished."""
+    mark(f"started-{tag}")
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:

@@ -108,7 +108,10 @@ def test_stdio_server_survives_hostile_lines(stdio_command, server_env, marks):
 
         # a disconnect mid-call: stdin closes while a call runs; the server exits cleanly
         send(json.dumps(call(11, "nap", {"seconds": 30, "tag": "orphan"})).encode())
-        time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while not (marks / "started-orphan").exists():  # the call runs (the tool's own mark)
+            assert time.monotonic() < deadline, "the tool did not start"
+            time.sleep(0.02)
         process.stdin.close()
         assert process.wait(timeout=15) == 0
         assert (marks / "cancelled-orphan").exists()
@@ -177,7 +180,10 @@ def test_http_server_survives_hostile_requests_beside_the_official_client(serve_
             async with client.stream("POST", url, content=body, headers={
                     "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}) as response:
                 statuses.append(response.status_code)
-                await asyncio.sleep(0.2)
+                deadline = time.monotonic() + 10
+                while not (marks / "started-dropped").exists():  # the tool runs (its own mark)
+                    assert time.monotonic() < deadline, "the tool did not start"
+                    await asyncio.sleep(0.02)
         return statuses
 
     async def scenario():

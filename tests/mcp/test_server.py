@@ -95,7 +95,11 @@ def test_http_client_disconnect_cancels_the_call(serve_registry, marks):
     with httpx.Client(timeout=5) as client:
         with client.stream("POST", url, json=body, headers=headers) as response:
             assert response.status_code == 200
-            time.sleep(0.3)  # the call is running; leaving the block drops the connection
+            deadline = time.monotonic() + 10
+            while not (marks / "started-gone").exists():  # the call is running (the tool's own mark)
+                assert time.monotonic() < deadline, "the tool did not start"
+                time.sleep(0.02)
+        # leaving the block dropped the connection
     deadline = time.monotonic() + 10
     while not (marks / "cancelled-gone").exists():
         assert time.monotonic() < deadline, "the tool was not cancelled when its client went away"

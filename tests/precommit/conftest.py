@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "newsroom"
 
@@ -41,17 +43,24 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
+    """One pre-commit store for the run, shared by the xdist workers (pre-commit locks its store
+    while it installs): the hook environments are built once."""
+    return built_once(tmp_path_factory, "pre-commit-home", lambda folder: None)
 
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory) -> Path:
     """This repository's current working tree (tracked and untracked, minus ignored files),
     committed in a fresh repository: try-repo then installs exactly what is on disk, without
-    depending on what is committed here or on a shadow commit."""
+    depending on what is committed here or on a shadow commit. One for the run (the workers
+    share it, so pre-commit's store knows it once)."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    repo = tmp_path_factory.mktemp("hook-repo")
+    return built_once(tmp_path_factory, "hook-repo", snapshot)
+
+
+def snapshot(repo: Path) -> None:
+    """Commit the working tree's files (what ``git ls-files`` lists) in a new repository at ``repo``."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -71,7 +80,6 @@ def hook_repo(tmp_path_factory) -> Path:
     init_repo(repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "snapshot of the working tree")
-    return repo
 
 
 @pytest.fixture

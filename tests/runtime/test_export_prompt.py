@@ -200,6 +200,7 @@ def test_render_tool_prompt(wreg):
     assert 'args: none (send "args": {})' in render_tool_prompt(r)
 
 
+@pytest.mark.integration
 def test_lazy_top_level_imports_do_not_import_pydantic():
     code = ("import sys, dispatchguard, importlib.util\n"
             "if importlib.util.find_spec('dispatchguard.lint') is not None:\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -9,9 +10,14 @@ import pytest
 pytest.importorskip("fastapi")
 
 
+@pytest.fixture
+def tool_started() -> threading.Event:
+    """Set when the registry's ``slow`` tool starts: what a test that cancels a running tool waits for."""
+    return threading.Event()
+
 
 @pytest.fixture
-def registry():
+def registry(tool_started):
     from dispatchguard import ToolRegistry
 
     reg = ToolRegistry()
@@ -24,6 +30,7 @@ def registry():
     @reg.tool()
     def slow(seconds: float) -> str:
         """Sleep, then answer."""
+        tool_started.set()
         time.sleep(seconds)
         return "slept"
 

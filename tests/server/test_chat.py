@@ -155,10 +155,12 @@ def test_cancel_unknown_request_is_404(client):
     assert client.post("/chat/bad%20id/cancel").status_code == 422
 
 
-def test_cancel_mid_run_and_duplicate_ids_on_a_real_server(registry, llm, llm_server, serve):
-    app = create_app(registry, llm, tool_timeout=2.0)
+def test_cancel_mid_run_and_duplicate_ids_on_a_real_server(registry, llm, llm_server, serve, tool_started):
+    # the duplicate and the cancel come while the tool runs (an event, not a timer); the tool would run
+    # 3 s and its timeout is longer: only the cancel ends the request before the model is asked again
+    app = create_app(registry, llm, tool_timeout=12)
     base = serve(app)
-    llm_server.set_script([tool_call("slow", seconds=0.5), "never asked"])
+    llm_server.set_script([tool_call("slow", seconds=3), "never asked"])
     results = {}
 
     def chat():
@@ -168,9 +170,7 @@ def test_cancel_mid_run_and_duplicate_ids_on_a_real_server(registry, llm, llm_se
 
     thread = threading.Thread(target=chat)
     thread.start()
-    deadline = time.monotonic() + 5
-    while "job-7" not in app.state.active_requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert tool_started.wait(10)
     duplicate = httpx.post(f"{base}/chat", json={"message": "go", "request_id": "job-7"})
     assert duplicate.status_code == 409
     cancel = httpx.post(f"{base}/chat/job-7/cancel")

@@ -19,6 +19,8 @@ pytest.importorskip("redis")
 from dispatchguard.agent import CancelToken
 from dispatchguard.server.state import LOST_REASON, RedisRequestState
 
+pytestmark = pytest.mark.integration
+
 
 class RestartableRedis:
     """A redis-server of its own, on a fixed port, that the test can kill -9 and start again."""

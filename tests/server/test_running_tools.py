@@ -25,7 +25,7 @@ def test_the_deadline_does_not_wait_for_a_running_sync_tool(registry, llm, llm_s
     assert waited < 2.5  # the deadline, not the tool's 3 s
 
 
-def test_a_cancel_does_not_wait_for_a_running_sync_tool(registry, llm, llm_server, serve):
+def test_a_cancel_does_not_wait_for_a_running_sync_tool(registry, llm, llm_server, serve, tool_started):
     import threading
 
     llm_server.set_script([json.dumps({"name": "slow", "args": {"seconds": 3.5}})], default="done")
@@ -41,10 +41,7 @@ def test_a_cancel_does_not_wait_for_a_running_sync_tool(registry, llm, llm_serve
 
     thread = threading.Thread(target=chat)
     thread.start()
-    deadline = time.monotonic() + 10
-    while len(llm_server.requests) < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.3)  # the tool is running now
+    assert tool_started.wait(10)  # the tool is running now
     assert httpx.post(f"{base}/chat/c9/cancel").status_code == 202
     thread.join(30)
     assert answer["response"].json()["stop_reason"] == "cancelled"

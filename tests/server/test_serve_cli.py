@@ -122,6 +122,7 @@ def test_serve_refuses_bad_numbers(argv, capsys):
     assert exit_info.value.code == 2 and argv[0] in capsys.readouterr().err
 
 
+@pytest.mark.integration
 def test_the_server_package_loads_its_names_on_first_use():
     import subprocess
 

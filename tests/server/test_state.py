@@ -125,6 +125,7 @@ def test_malformed_cancel_notices_are_ignored(redis_db, caplog):
     assert "malformed cancel notice" in caplog.text
 
 
+@pytest.mark.integration
 def test_an_unreachable_redis_is_a_clear_error():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -134,6 +134,7 @@ def test_unknown_collection_names_the_existing_ones(index_file, call):
     assert call("rag_search", query="retry", **{"global": True})["results"]
 
 
+@pytest.mark.integration
 def test_cli_index_collections_search_and_errors(index_file, tmp_path):
     index = tmp_path / "cli.sqlite"
     first = rag_cli("--index", str(index), "index", "handbook", "--collection", "handbook", cwd=tmp_path)

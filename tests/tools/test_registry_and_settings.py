@@ -61,6 +61,7 @@ def test_system_stats_through_dispatch(call):
     assert call("system_stats", unexpected=1)["cpu_percent"] >= 0  # unknown args dropped by default
 
 
+@pytest.mark.integration
 def test_environment_check_reports_names_never_values(call, monkeypatch):
     secret = "sk-very-secret-value-123"
     monkeypatch.setenv("OPENAI_API_KEY", secret)

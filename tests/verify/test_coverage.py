@@ -99,6 +99,7 @@ def test_every_tool_check_names_is_run_or_listed(tmp_path: Path, monkeypatch: py
     assert counted > 100  # the cases name over a hundred tools
 
 
+@pytest.mark.integration
 def test_class_body_tools_are_verified_and_a_tool_made_in_a_method_is_listed(tmp_path: Path) -> None:
     root = _class_tools(tmp_path / "class_tools")
     done = subprocess.run(
@@ -124,6 +125,7 @@ def test_class_body_tools_are_verified_and_a_tool_made_in_a_method_is_listed(tmp
     assert "4 tools found: 2 verified, 1 broke the contract, 1 not built." in done.stderr
 
 
+@pytest.mark.integration
 def test_a_factory_builds_a_listed_tool(tmp_path: Path) -> None:
     root = _class_tools(tmp_path / "class_tools")
     with open(root / "app" / "tools.py", "a", encoding="utf-8") as tools:
@@ -142,6 +144,7 @@ def test_a_factory_builds_a_listed_tool(tmp_path: Path) -> None:
     assert inner["detail"].startswith("returned dict, not str")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", [["verify"], ["fix", "--verify"]])
 def test_a_path_that_does_not_exist_is_exit_2(tmp_path: Path, command: list[str]) -> None:
     done = subprocess.run(

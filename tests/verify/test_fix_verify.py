@@ -16,6 +16,8 @@ from dispatchguard.verify.runner import VerifyOptions
 
 from .projects import KEYED_TOOL
 
+pytestmark = pytest.mark.integration
+
 REPORT_TOOL = '''
 import datetime
 import json

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import built_once
 from .projects import KEYED_TOOL
+
+pytestmark = pytest.mark.integration
 
 LANGCHAIN_TOOLS = '''
 import json
@@ -134,7 +137,13 @@ class Orphan(BaseTool):
 
 @pytest.fixture(scope="module")
 def verified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    root = tmp_path_factory.mktemp("verify-project")
+    """The reports of one `verify` run (about 40 s of CPU), shared by the xdist workers."""
+    folder = built_once(tmp_path_factory, "verify-project", verify_project)
+    return json.loads((folder / "reports.json").read_text(encoding="utf-8"))
+
+
+def verify_project(root: Path) -> None:
+    """Write the project into ``root``, run `dispatchguard verify` on it, keep its reports in reports.json."""
     (root / "pyproject.toml").write_text(
         "[tool.dispatchguard.verify]\ncases = 5\ntimeout = 3\noutput-cap = 100000\n", encoding="utf-8"
     )
@@ -151,7 +160,7 @@ def verified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     assert done.returncode == 1, done.stderr
     reports = {item["tool"]: item for item in json.loads(done.stdout)}
     reports["__stderr__"] = {"text": done.stderr}
-    return reports
+    (root / "reports.json").write_text(json.dumps(reports), encoding="utf-8")
 
 
 def test_every_tool_is_found_with_its_place_and_rule(verified: dict[str, dict]) -> None:

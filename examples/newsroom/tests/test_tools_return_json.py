@@ -43,6 +43,7 @@ def test_every_registered_tool_has_an_example_call():
     assert sorted(TOOL_REGISTRY) == sorted(EXAMPLE_CALLS)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("name", "args"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_tool_returns_json_text_through_dispatch_tool(name, args):
     result = dispatch_tool(ToolAction(name=name, args=args), registry=TOOL_REGISTRY)
