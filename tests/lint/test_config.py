@@ -244,3 +244,24 @@ def test_a_string_where_a_list_is_expected_is_an_error(tmp_path: Path, key: str)
         load_config([tmp_path])
     assert f"key 'tool.dispatchguard.{key}': expected a list of strings, got the string 'DG101'" in str(info.value)
     assert "(write ['DG101'])" in str(info.value)
+
+
+def test_a_rule_in_preview_runs_only_when_preview_is_on_or_its_code_is_selected() -> None:
+    """issue 36: a new rule starts in preview (``Rule(preview=True)``), as in ruff: a prefix does not
+    reach it, its very code or ``preview = true`` does, and an ignore still wins."""
+    default = LintConfig()
+    assert default.is_enabled("DG101", preview=False)
+    assert not default.is_enabled("DG105", preview=True)
+    assert not LintConfig(select=("DG1",)).is_enabled("DG105", preview=True)
+    assert LintConfig(extend_select=("DG105",)).is_enabled("DG105", preview=True)
+    assert LintConfig(select=("DG105",)).is_enabled("DG105", preview=True)
+    assert LintConfig(preview=True).is_enabled("DG105", preview=True)
+    assert not LintConfig(preview=True, ignore=("DG105",)).is_enabled("DG105", preview=True)
+
+
+def test_preview_is_read_from_the_table(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.dispatchguard]\npreview = true\n")
+    assert load_config([tmp_path]).preview is True
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\npreview = "yes"\n')
+    with pytest.raises(ConfigError, match="preview"):
+        load_config([tmp_path])

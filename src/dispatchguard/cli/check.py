@@ -88,6 +88,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rules.add_argument(
         "--strict", action="store_true", default=None, help="DG103: also flag returned values of unknown origin"
     )
+    rules.add_argument(
+        "--preview",
+        action="store_true",
+        default=None,
+        help="also run the rules in preview (new rules; otherwise they run only when selected by code)",
+    )
     out = parser.add_argument_group("output")
     out.add_argument(
         "--output-format",

@@ -193,9 +193,9 @@ def report_notebooks(notebooks: list[tuple[str, str]]) -> int:
 
 def effective_config(args: argparse.Namespace) -> Any:
     """The configuration for `args.paths` (or `--config`), with `--select` replacing the configured
-        selection and `--extend-select`/`--ignore` adding to theirs; `--strict` and `--force-exclude` switch
-    those settings on.
-        Options a subcommand does not offer are simply absent from `args`."""
+    selection and `--extend-select`/`--ignore` adding to theirs; `--strict`, `--preview` and
+    `--force-exclude` switch those settings on. Options a subcommand does not offer are simply
+    absent from `args`."""
     from dispatchguard import lint
 
     try:
@@ -226,6 +226,8 @@ def effective_config(args: argparse.Namespace) -> Any:
             changes[option] = tuple(dict.fromkeys((*changes.get(option, getattr(config, option)), *given[option])))
     if getattr(args, "strict", None):
         changes["strict"] = True
+    if getattr(args, "preview", None):
+        changes["preview"] = True
     if getattr(args, "force_exclude", None):
         changes["force_exclude"] = True
     if getattr(args, "python", None):

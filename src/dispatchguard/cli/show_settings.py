@@ -17,11 +17,11 @@ from dispatchguard.lint.config import ADDITIVE_KEYS, COVERAGE_KEYS, LintConfig, 
 # same name in snake_case)
 KEYS = (
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "force-exclude",
-    "respect-gitignore", "strict", "tool-bases", "tool-decorators", "tool-packages", "tool-modules",
+    "respect-gitignore", "strict", "preview", "tool-bases", "tool-decorators", "tool-packages", "tool-modules",
     "dispatchers", "test-patterns",
 )  # fmt: skip
 # the keys a command-line option of the same name overrides
-OPTIONS = frozenset({"select", "extend-select", "ignore", "strict", "force-exclude", "python"})
+OPTIONS = frozenset({"select", "extend-select", "ignore", "strict", "preview", "force-exclude", "python"})
 _SHOWN_FILES = 30
 
 

@@ -31,7 +31,7 @@ def rules_for(project: Project, relpath: str) -> list[Rule]:
     return [
         rule
         for code, rule in WALK_RULES.items()
-        if config.is_enabled(code)
+        if config.is_enabled(code, preview=rule.preview)
         and not any(code.startswith(prefix) for prefix in ignored)
         and rule.applies_to(facts)
     ]
@@ -95,7 +95,11 @@ def judges_noqa(project: Project, relpath: str) -> frozenset[str] | None:
     for it. A code that is not enabled is not judged: its ``# noqa`` still matters the day it is."""
     config = project.config
     ignored = config.ignored_for(relpath)
-    enabled = frozenset(c for c in RULES if config.is_enabled(c) and not any(c.startswith(p) for p in ignored))
+    enabled = frozenset(
+        code
+        for code, rule in RULES.items()
+        if config.is_enabled(code, preview=rule.preview) and not any(code.startswith(p) for p in ignored)
+    )
     return enabled if UNUSED_NOQA.code in enabled else None
 
 
@@ -177,7 +181,9 @@ def error_result(project: Project, file: SourceFile, data: bytes | None, error: 
     """DG001 for a file that cannot be read or parsed (unless DG001 is off for it)."""
     config = project.config
     code = UNPARSABLE.code
-    if not config.is_enabled(code) or any(code.startswith(p) for p in config.ignored_for(file.relpath)):
+    if not config.is_enabled(code, preview=RULES[code].preview) or any(
+        code.startswith(p) for p in config.ignored_for(file.relpath)
+    ):
         return FileResult(findings=[])
     line, col, reason = error
     suppressed = bool(data) and file_suppresses(file_suppression(data), code)

@@ -151,6 +151,8 @@ class LintConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     strict: bool = False
+    #: rules in preview (``Rule(preview=True)``, new ones) run too, not only when selected by code
+    preview: bool = False
     tool_bases: tuple[str, ...] = DEFAULT_TOOL_BASES
     tool_decorators: tuple[str, ...] = DEFAULT_TOOL_DECORATORS
     tool_packages: tuple[str, ...] = DEFAULT_TOOL_PACKAGES
@@ -194,9 +196,15 @@ class LintConfig:
         """Whether ``tool-modules`` says where tools live (rather than the defaults guessing it)."""
         return self.tool_modules != DEFAULT_TOOL_MODULES
 
-    def is_enabled(self, code: str) -> bool:
-        """ruff's rule: the most specific matching prefix of select/extend-select vs ignore wins."""
-        chosen = max((len(p) for p in (*self.select, *self.extend_select) if code.startswith(p)), default=-1)
+    def is_enabled(self, code: str, *, preview: bool = False) -> bool:
+        """ruff's rule: the most specific matching prefix of select/extend-select vs ignore wins. A
+        rule in ``preview`` runs only with ``preview = true`` or when its very code is selected (a
+        prefix such as ``DG`` or ``DG1`` does not reach it), as in ruff: a new rule never changes
+        what a project that did not ask for it is told."""
+        selected = (*self.select, *self.extend_select)
+        if preview and not self.preview and code not in selected:
+            return False
+        chosen = max((len(p) for p in selected if code.startswith(p)), default=-1)
         ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return chosen >= 0 and chosen > ignored
 
@@ -350,7 +358,12 @@ _LIST_KEYS = {
     "dispatchers": "dispatchers",
     "test-patterns": "test_patterns",
 }
-_BOOL_KEYS = {"strict": "strict", "force-exclude": "force_exclude", "respect-gitignore": "respect_gitignore"}
+_BOOL_KEYS = {
+    "strict": "strict",
+    "preview": "preview",
+    "force-exclude": "force_exclude",
+    "respect-gitignore": "respect_gitignore",
+}
 # keys whose values are added to the built-in defaults rather than replacing them
 ADDITIVE_KEYS = frozenset({"tool-bases", "tool-decorators", "tool-packages", "dispatchers"})
 _CODE_KEYS = {"select", "ignore", "extend-select"}

@@ -101,6 +101,9 @@ class Rule:
     fixer: str | None = None  #: the module of :mod:`dispatchguard.fix` whose ``fix`` fixes a finding
     fix_title: str = ""  #: what the fix does, one line (``fix --help``, docs)
     no_fix_reason: str = ""  #: for a rule without a fixer: what the user should do instead
+    #: a new rule starts in preview: it runs only with ``preview = true`` or when its code is
+    #: selected by name, so adding it changes no other rule's findings nor any project's
+    preview: bool = False
     valid: tuple[str, ...] = ()  #: canonical examples for the rule's page; the cases live in tests
     invalid: tuple[str, ...] = ()
 
