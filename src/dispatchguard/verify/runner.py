@@ -30,6 +30,7 @@ from typing import Any
 
 from dispatchguard.verify import sandbox
 from dispatchguard.verify.discover import ToolTarget
+from dispatchguard.verify.worker import contract_problem
 
 #: Variables a worker keeps from the environment (the rest, API keys included, is left out
 #: unless passed through).
@@ -351,23 +352,9 @@ def _number(value: Any) -> int:
 
 
 def call_problem(record: dict[str, Any], options: VerifyOptions) -> str | None:
-    """How one call's record breaks the contract, judged here: an exception, no answer in time,
-    a value that is not ``str``, text that this process's ``json.loads`` refuses, too much printed."""
-    if record.get("timeout"):
-        return f"did not answer within {options.timeout:g} s"
-    if record.get("raised") is not None:
-        return f"raised {record['raised']}"
-    if record.get("type") != "str" or not isinstance(record.get("text"), str):
-        return f"returned {record.get('type')}, not str: {record.get('shown', '')}"
-    text = record["text"]
-    try:
-        json.loads(text)
-    except ValueError as exc:
-        return f"returned text that is not JSON ({getattr(exc, 'msg', exc)}): {_shown(text)}"
-    printed = _number(record.get("printed"))
-    if printed > options.output_cap:
-        return f"printed {printed} bytes (cap {options.output_cap})"
-    return None
+    """How one call's record breaks the contract, judged here with this process's ``json.loads``
+    (the worker's own judgment only steers the shrinking)."""
+    return contract_problem(record, options.timeout, options.output_cap, json.loads, _shown)
 
 
 def _shown(text: str) -> str:

@@ -558,20 +558,30 @@ _FORMATS: dict[str, Any] = _LazyFormats()
 
 def record_problem(record: dict[str, Any], job: dict[str, Any]) -> str | None:
     """How one call's raw value breaks the contract, judged in the worker (for hypothesis to
-    shrink; the runner judges the same records again)."""
+    shrink; the runner judges the same records again with its own ``json.loads``)."""
+    return contract_problem(record, job["timeout"], job["output_cap"], _loads)
+
+
+def contract_problem(
+    record: dict[str, Any], timeout: float, output_cap: int, loads: Any, show: Any = None
+) -> str | None:
+    """How a call's record breaks the contract: no answer in time, an exception, a value that is
+    not ``str``, text ``loads`` refuses (followed by ``show(text)`` when given), too much printed.
+    The one judgment of both sides: the worker's (to shrink) and the runner's (the verdict)."""
     if record.get("timeout"):
-        return f"did not answer within {job['timeout']:g} s"
+        return f"did not answer within {timeout:g} s"
     if record.get("raised") is not None:
         return f"raised {record['raised']}"
     if record.get("type") != "str" or not isinstance(record.get("text"), str):
         return f"returned {record.get('type')}, not str: {record.get('shown', '')}"
     try:
-        _loads(record["text"])
+        loads(record["text"])
     except ValueError as exc:
-        return f"returned text that is not JSON ({getattr(exc, 'msg', exc)})"
+        shown = f": {show(record['text'])}" if show is not None else ""
+        return f"returned text that is not JSON ({getattr(exc, 'msg', exc)}){shown}"
     printed = record.get("printed")
-    if isinstance(printed, int) and printed > job["output_cap"]:
-        return f"printed {printed} bytes (cap {job['output_cap']})"
+    if isinstance(printed, int) and not isinstance(printed, bool) and printed > output_cap:
+        return f"printed {printed} bytes (cap {output_cap})"
     return None
 
 
