@@ -81,7 +81,7 @@ def verify_fixes(
     for path in fixed:
         atomic_write(path, originals[path])
     try:
-        before = verify_tools(targets, dataclasses.replace(options, dispatch=_replays(plans, after)), jobs=jobs)
+        before = verify_tools(targets, dataclasses.replace(options, dispatch=replay_plans(plans, after)), jobs=jobs)
     finally:
         for path, data in fixed.items():
             atomic_write(path, data)
@@ -145,7 +145,7 @@ def _answer(answer: dict[str, Any]) -> str:
     return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
-def _replays(plans: dict[str, dict[str, Any]], after: list[ToolReport]) -> dict[str, dict[str, Any]]:
+def replay_plans(plans: dict[str, dict[str, Any]], after: list[ToolReport]) -> dict[str, dict[str, Any]]:
     """The plans of the originals' run: the arguments the fixed files' run sent, each twice."""
     sent = {r.target.label: [d.get("arguments") for d in r.dispatched] for r in after}
     return {label: {**plan, "arguments": sent.get(label, []), "repeat": 2} for label, plan in plans.items()}
