@@ -395,3 +395,38 @@ def test_the_dispatcher_is_the_configured_one_or_the_one_check_detects(
         (reason,) = [s.reason for s in report.skipped]
         assert "'{\"ticket\": \"\", \"generated_at\": \"2024-03-03 12:00:00\"}', now " in reason, reason
         assert '"generated_at":"2024-03-03T12:00:00"' in reason, reason
+
+
+def _dispatched(*pairs: tuple[dict, list[dict]]) -> tuple[dict, ...]:
+    return tuple({"dispatched": True, "arguments": arguments, "answers": answers} for arguments, answers in pairs)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "taken_back"),
+    [
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"type": "str", "text": '{"a": 1}'}, False),  # the same
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"type": "str", "text": '{"a":1}'}, True),  # other bytes
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"raised": "TypeError: x"}, True),  # now raises
+        ([{"type": "str", "text": "Error: x"}] * 2, {"type": "str", "text": '{"error": "x"}'}, False),  # prose -> JSON
+        ([{"type": "str", "text": "Error: x"}] * 2, {"type": "str", "text": "Error: y"}, True),  # prose -> other prose
+        ([{"raised": "KeyError: 'k'"}] * 2, {"raised": "KeyError: 'k'"}, False),  # raises the same
+        ([{"type": "str", "text": "1"}, {"type": "str", "text": "2"}], {"type": "str", "text": "3"}, False),  # unstable
+    ],
+    ids=["same", "other bytes", "now raises", "prose to JSON", "other prose", "raises the same", "unstable"],
+)
+def test_what_counts_as_the_dispatcher_answering_differently(before, after, taken_back) -> None:
+    """The judgment of `fix --verify` on the dispatcher's answers (no worker: the records as the runner
+    gets them); an argument dict the run before did not send is not compared."""
+    from dispatchguard.verify.discover import ToolTarget
+    from dispatchguard.verify.fixing import dispatcher_change
+    from dispatchguard.verify.runner import ToolReport
+
+    target = ToolTarget("app.tools", "T", "class", ".", "app/tools.py", 1)
+    was = ToolReport(target, "verified", dispatched=_dispatched(({"q": "a"}, before)))
+    now = ToolReport(target, "verified", dispatched=_dispatched(({"q": "a"}, [after]), ({"q": "b"}, [after])))
+    plan = {"label": "app.router.run_tool", "name": "t"}
+    why = dispatcher_change(was, now, plan)
+    assert (why is not None) == taken_back, why
+    if taken_back:
+        assert why.startswith("the project's dispatcher `app.router.run_tool` answers differently for `t` with")
+        assert '{"q": "a"}: before' in why

@@ -417,6 +417,8 @@ def _test_outcome(test: ast.expr) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _test_outcome(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        return _comparison_outcome(test.left, test.ops[0], test.comparators[0])
     flag = _last_name(test.func if isinstance(test, ast.Call) and not test.args else test)
     if flag in _SUCCESS_FLAGS:
         return False
@@ -424,23 +426,26 @@ def _test_outcome(test: ast.expr) -> bool | None:
         return True
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "get" and test.args:
         key = test.args[0]  # ``data.get("error")``
-        if isinstance(key, ast.Constant) and key.value in _FAILURE_FLAGS:
-            return True
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
+        return True if isinstance(key, ast.Constant) and key.value in _FAILURE_FLAGS else None
+    return None
+
+
+def _comparison_outcome(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool | None:
+    """:func:`_test_outcome` of ``"error" in data`` and of a status check (``resp.status_code !=
+    200``, ``code >= 400``, ``status_code == 404``, ``status_code == 200``)."""
     if isinstance(op, ast.In) and isinstance(left, ast.Constant) and left.value in _FAILURE_FLAGS:
-        return True  # ``"error" in data``
+        return True
     if _last_name(left) not in _STATUS_FIELDS:
         return None
     if isinstance(op, (ast.NotEq, ast.NotIn, ast.Gt, ast.GtE)):
         return True
-    if isinstance(op, (ast.Eq, ast.In)):
-        codes = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
-        numbers = [c.value for c in codes if isinstance(c, ast.Constant) and isinstance(c.value, int)]
-        failing = {n >= 400 for n in numbers}
-        if numbers and len(numbers) == len(codes) and len(failing) == 1:
-            return failing.pop()  # ``== 404`` tests a failure, ``== 200`` a success
+    if not isinstance(op, (ast.Eq, ast.In)):
+        return None
+    codes = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    numbers = [c.value for c in codes if isinstance(c, ast.Constant) and isinstance(c.value, int)]
+    failing = {n >= 400 for n in numbers}
+    if numbers and len(numbers) == len(codes) and len(failing) == 1:
+        return failing.pop()  # ``== 404`` tests a failure, ``== 200`` a success
     return None
 
 

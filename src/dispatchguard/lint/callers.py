@@ -232,8 +232,7 @@ class CallerSearch:
         of a top-level class (``self.best(SearchTool(), q)``, ``Ranker().best(SearchTool(), q)``
         for ``def best(self, tool, q)``), when the calls that prove a class agree on one: a
         consumer reached through a parameter, in any module."""
-        scopes = enclosing(tree, receiver)
-        found = _parameter_of(scopes, receiver.id)
+        found = _parameter_of(enclosing(tree, receiver), receiver.id)
         if found is None:
             return None
         function, position = found
@@ -245,17 +244,14 @@ class CallerSearch:
         owner_qual = f"{self.facts.project.module_names[key][0]}.{owner.name}" if owner is not None else None
         classes = set()
         for other_key, _ in self.facts.project.files.items():
-            if function.name.encode() not in self._words(other_key):
-                continue
-            other = self.facts.tree(other_key)
+            other = self.facts.tree(other_key) if function.name.encode() in self._words(other_key) else None
             for call in self._calls_in(other_key).get(function.name, ()) if other is not None else ():
-                if owner_qual is None and not isinstance(call.func, ast.Name):
-                    continue
-                if owner_qual is not None and not self._calls_method(other_key, other, call, owner, owner_qual):  # type: ignore[arg-type]
-                    continue
-                keyword = next((k.value for k in call.keywords if k.arg == receiver.id), None)
-                argument = keyword or (call.args[position] if position < len(call.args) else None)
-                if argument is not None and not isinstance(argument, ast.Starred):
+                if owner is None or owner_qual is None:
+                    calls = isinstance(call.func, ast.Name)
+                else:
+                    calls = self._calls_method(other_key, other, call, owner, owner_qual)  # type: ignore[arg-type]
+                argument = _argument_at(call, receiver.id, position) if calls else None
+                if argument is not None:
                     classes.add(self.facts.value_class(other_key, other, argument))  # type: ignore[arg-type]
         classes.discard(None)
         return classes.pop() if len(classes) == 1 else None
@@ -446,6 +442,13 @@ def _parameter_for(target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Cal
         return params[index] if index < len(params) else None
     names = [k.arg for k in call.keywords if k.value is argument]
     return next((p for p in (*params, *target.args.kwonlyargs) if names and p.arg == names[0]), None)
+
+
+def _argument_at(call: ast.Call, name: str, position: int) -> ast.expr | None:
+    """What ``call`` passes for the parameter ``name`` at ``position`` (by keyword or position)."""
+    keyword = next((k.value for k in call.keywords if k.arg == name), None)
+    argument = keyword or (call.args[position] if 0 <= position < len(call.args) else None)
+    return None if isinstance(argument, ast.Starred) else argument
 
 
 def _held_in(node: ast.AST, parent: ast.AST | None, parents: dict[int, ast.AST]) -> str | None:

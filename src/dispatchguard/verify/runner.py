@@ -341,7 +341,7 @@ def judge(
         "cpu_seconds": cpu,
         "wall_seconds": wall,
         "isolation": level,
-        "dispatched": tuple(r for r in records[:-1] if r.get("dispatched")),
+        "dispatched": dispatched_records(records[:-1]),
     }
     if end.get("status") in ("not_built", "error", "crashed"):
         return ToolReport(target, end["status"], str(end.get("reason", "")), **common)
@@ -355,6 +355,11 @@ def judge(
     if end.get("status") != "verified":
         return ToolReport(target, "error", "the worker reported a violation that none of its calls shows", **common)
     return ToolReport(target, "verified", **common)
+
+
+def dispatched_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The records of the calls through the project's dispatcher (``VerifyOptions.dispatch``)."""
+    return tuple(r for r in records if r.get("dispatched"))
 
 
 def _number(value: Any) -> int:
