@@ -430,3 +430,41 @@ def test_what_counts_as_the_dispatcher_answering_differently(before, after, take
     if taken_back:
         assert why.startswith("the project's dispatcher `app.router.run_tool` answers differently for `t` with")
         assert '{"q": "a"}: before' in why
+
+
+#: the same encoding dispatcher as a method of a module-level instance, and as a function of an action model
+ROUTER_SHAPES = {
+    "method": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\n\nclass Router:\n"
+        "    def __init__(self, tools):\n        self.tools = tools\n\n"
+        "    def execute(self, name, args):\n        return json.dumps(self.tools[name].run(**args), default=str)\n\n\n"
+        "TOOLS = {'sla_report': SlaReportTool()}\nROUTER = Router(TOOLS)\n",
+        "desk.router.Router.execute",
+        "desk.router.ROUTER.execute",
+    ),
+    "action": (
+        "import json\n\nfrom pydantic import BaseModel\n\nfrom desk.tools import SlaReportTool\n\n"
+        "TOOLS = {'sla_report': SlaReportTool()}\n\n\nclass ToolAction(BaseModel):\n    name: str\n    args: dict\n\n\n"
+        "async def dispatch(action: ToolAction):\n"
+        "    return json.dumps(TOOLS.get(action.name).run(**action.args), default=str)\n",
+        "desk.router.dispatch",
+        "desk.router.dispatch",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ROUTER_SHAPES))
+def test_the_dispatcher_is_called_in_each_shape_the_fix_knows(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ROUTER.execute(name, args)` on the module's one instance, and an async `dispatch(ToolAction(name=...,
+    args=...))` built with the project's own model: both encode every result, so the fix is taken back."""
+    router, entry, label = ROUTER_SHAPES[shape]
+    _desk(tmp_path, router)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("desk.router.run_tool", entry), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = _fix_and_verify(tmp_path)
+    assert (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8") == DESK_TOOLS
+    (reason,) = [s.reason for s in report.skipped]
+    assert f"the project's dispatcher `{label}` answers differently for `sla_report` with" in reason, reason
