@@ -97,6 +97,14 @@ def _words(node: Any) -> str:
     return CORE_WORDS.get(t, str(t))
 
 
+def _strict_value(key: str, value: Any) -> Any:
+    if key in _OPAQUE:
+        return value
+    if key == "fields" and isinstance(value, dict):  # field name -> field schema (a name may be "type")
+        return {name: strict_core_schema(f) for name, f in value.items()}
+    return strict_core_schema(value)
+
+
 def strict_core_schema(node: Any) -> Any:
     """The strict tool-call form of a core schema (see the module docstring); never mutates."""
     if isinstance(node, list):
@@ -105,37 +113,56 @@ def strict_core_schema(node: Any) -> Any:
         return tuple(strict_core_schema(x) for x in node)
     if not isinstance(node, dict):
         return node
-    out = {}
-    for k, v in node.items():
-        if k in _OPAQUE:
-            out[k] = v
-        elif k == "fields" and isinstance(v, dict):  # field name -> field schema (a name may be "type")
-            out[k] = {name: strict_core_schema(f) for name, f in v.items()}
-        else:
-            out[k] = strict_core_schema(v)
+    out = {k: _strict_value(k, v) for k, v in node.items()}
     t = out.get("type")
-    if not isinstance(t, str):
-        return out
-    if t == "model" and not out.get("root_model") and out["schema"].get("type") == "model-fields":
-        return _model_from_fields(out)
-    elif t == "enum":
-        sub = {"str": "str", "int": "int", "float": "float"}.get(out.get("sub_type", ""))
-        guard = {"type": sub, **_STRICT} if sub else _value_guard([m.value for m in out["members"]])
-        if guard is not None:
-            return _guarded(out, guard)
-    elif t == "literal":
-        return _typed_literal(out)
-    elif t in _ARRAY_ENCODED:
-        return _guarded(out, {"type": "list", **_STRICT})
-    elif t in _STRING_ONLY:
-        return _guarded(out, {"type": "str", **_STRICT})
-    elif t in _STRING_OR_NUMBER:
-        return _guarded(out, {"type": "union", "choices": [
-            {"type": "str", **_STRICT}, {"type": "int", **_STRICT}, {"type": "float", **_STRICT}]})
-    elif t == "union" and "custom_error_type" not in out:
-        out["custom_error_type"] = "union_mismatch"
-        out["custom_error_message"] = f"expected {_words(out)}"
-    return out
+    rewrite = _REWRITES.get(t) if isinstance(t, str) else None
+    return out if rewrite is None else rewrite(out)
+
+
+# The rewrites, by core-schema type, of a node whose children are strict already.
+
+
+def _strict_model(node: dict) -> dict:
+    if not node.get("root_model") and node["schema"].get("type") == "model-fields":
+        return _model_from_fields(node)
+    return node
+
+
+_ENUM_SUB_TYPES = {"str": "str", "int": "int", "float": "float"}
+
+
+def _strict_enum(node: dict) -> dict:
+    sub = _ENUM_SUB_TYPES.get(node.get("sub_type", ""))
+    guard = {"type": sub, **_STRICT} if sub else _value_guard([m.value for m in node["members"]])
+    return node if guard is None else _guarded(node, guard)
+
+
+def _behind(*types: str) -> Any:
+    """The rewrite putting a node behind a strict guard on the JSON ``types`` (a fresh guard each)."""
+
+    def rewrite(node: dict) -> dict:
+        choices = [{"type": t, **_STRICT} for t in types]
+        return _guarded(node, choices[0] if len(choices) == 1 else {"type": "union", "choices": choices})
+
+    return rewrite
+
+
+def _one_union_error(node: dict) -> dict:
+    if "custom_error_type" not in node:
+        node["custom_error_type"] = "union_mismatch"
+        node["custom_error_message"] = f"expected {_words(node)}"
+    return node
+
+
+_REWRITES: dict[str, Any] = {
+    "model": _strict_model,
+    "enum": _strict_enum,
+    "literal": _typed_literal,
+    "union": _one_union_error,
+    **{t: _behind("list") for t in _ARRAY_ENCODED},
+    **{t: _behind("str") for t in _STRING_ONLY},
+    **{t: _behind("str", "int", "float") for t in _STRING_OR_NUMBER},
+}
 
 
 MODEL_MARK = "dispatchguard_model"
