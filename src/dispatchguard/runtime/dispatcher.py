@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str, safe_text, to_jsonable
-from dispatchguard.runtime.registry import ToolRegistry, ToolSpec
+from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec  # noqa: F401 (agent.execute reads TOOL_REGISTRY here)
 from dispatchguard.runtime.tracing import STATE as _TRACING
 from dispatchguard.runtime.tracing import tool_abort, tool_end, tool_start
 from dispatchguard.runtime.validation import ValidationResult, call_options, check_call, display_name
