@@ -4,9 +4,11 @@ measured in the same run.
 
 Usage: python benchmarks/dispatch_overhead.py [--repeat N] [--number N] [--json] [--against DIR]
 
+A last row converts a larger result (200 records) with ``ensure_json_str``.
+
 ``--against DIR`` compares this checkout with another source tree of dispatchguard (``DIR/src``,
 e.g. ``git archive main src | tar -x -C DIR``): the plain rows (the direct call, the three payload
-forms and an invalid call) run in child processes, one per tree, alternating for ``--rounds``
+forms, an invalid call and the larger result) run in child processes, one per tree, alternating for ``--rounds``
 rounds; the table gives each row's median overhead over the direct call in both trees and
 their ratio.
 
@@ -24,6 +26,8 @@ figure is the baseline. Target: an overhead of at most 1.5 us per call for a dic
 from __future__ import annotations
 
 import argparse
+import datetime
+import decimal
 import json
 import logging
 import os
@@ -41,6 +45,12 @@ GOAL_US = 1.0
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b  # noqa: DG104 (the dispatcher makes it JSON text: this measures that path)
+
+
+#: A tool's typical larger result: 200 records of JSON types and a few values JSON lacks.
+NESTED = {"rows": [{"id": i, "name": f"n{i}", "score": i / 2, "tags": ("a", "b"), "ok": True, "none": None}
+                   for i in range(200)],
+          "when": datetime.datetime(2024, 1, 1), "ids": {3, 1, 2}, "price": decimal.Decimal("1.10")}
 
 
 def median_ns(stmt, number: int, repeat: int) -> float:
@@ -113,6 +123,9 @@ def plain_rows(n: int, r: int) -> tuple[dict[str, float], dict, object]:
                                                         max(n // 10, 100), r)
     finally:
         logger.setLevel(level)
+    from dispatchguard.runtime import ensure_json_str
+
+    rows["ensure_json_str(nested result)"] = median_ns(lambda: ensure_json_str(NESTED), max(n // 200, 20), r)
     return rows, payload, reg
 
 

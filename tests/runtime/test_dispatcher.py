@@ -329,6 +329,23 @@ def test_benchmark_script_runs(capsys):
     assert "dispatch_tool overhead (dict payload)" in out and "ratio LangChain / dispatch_tool" in out
 
 
+@pytest.mark.integration
+def test_benchmark_compares_two_trees_in_one_run(capsys):
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).parents[2]
+    spec = importlib.util.spec_from_file_location("dispatch_overhead", root / "benchmarks" / "dispatch_overhead.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--against", str(root), "--rounds", "1", "--repeat", "2", "--number", "100"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["dispatch_tool(dict)", "dispatch_tool(ToolAction)", "dispatch_tool(JSON",
+                                    "dispatch_tool(invalid", "ensure_json_str(nested"]
+    assert mod.main(["--against", str(root / "docs"), "--rounds", "1"]) == 2
+    assert "has no src/dispatchguard" in capsys.readouterr().err
+
+
 def test_bad_options(reg):
     for kw in ({"registry": {"add": 1}}, {"max_bytes": 0}, {"max_bytes": "1"}, {"unknown_args": "keep"}):
         opts = {"registry": reg, **kw}
