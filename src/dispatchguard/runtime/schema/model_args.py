@@ -40,8 +40,10 @@ def is_pydantic_model(obj: Any) -> bool:
     return isinstance(obj, type) and issubclass(obj, BaseModel)
 
 
-def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[dict], dict], dict, Mapping]:
-    """A validator returning the fields as a dict, the field schemas, and the core definitions."""
+def _fields_validator(core: dict, excluded: frozenset[str],
+                      names: tuple[str, ...]) -> tuple[Callable[[dict], dict], dict, Mapping]:
+    """A validator returning the fields (the model's field ``names``) as a dict, the field schemas,
+    and the core definitions."""
     defs: dict[str, Any] = {}
     root = core
     if core.get("type") == "definitions":
@@ -62,11 +64,11 @@ def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[d
         return SchemaValidator(schema, config).validate_python, fields, defs
     # A model with model validators (or another wrapper): validate whole, then read the fields.
     whole = SchemaValidator(core, config).validate_python
-    names = list(root.get("schema", {}).get("schema", {}).get("fields", {}))
+    kept = [k for k in names if k not in excluded]
 
     def validate_model(args: dict) -> dict:
         obj = whole(args)
-        return {k: getattr(obj, k) for k in names if k not in excluded}
+        return {k: getattr(obj, k) for k in kept}
 
     return validate_model, {}, defs
 
@@ -109,7 +111,7 @@ def compile_model(model: type[BaseModel], tool: str, doc_params: Mapping[str, st
         found = _injected_fields(model, injected)
         excluded = frozenset(p.name for p in found)
         core = strict_core_schema(model.__pydantic_core_schema__)
-        validate_fields, field_schemas, defs = _fields_validator(core, excluded)
+        validate_fields, field_schemas, defs = _fields_validator(core, excluded, tuple(model.model_fields))
         json_schema = model.model_json_schema()
     except Exception as exc:  # pydantic raises many kinds at schema build time
         raise SchemaError(f"tool {tool!r}: cannot compile the arguments of {model.__name__}: {exc}") from None

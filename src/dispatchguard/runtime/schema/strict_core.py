@@ -24,7 +24,7 @@ _ARRAY_ENCODED = frozenset({"tuple", "set", "frozenset"})
 _STRICT: dict[str, Any] = {"strict": True}
 CORE_WORDS = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "none": "null",
                "list": "array", "tuple": "array", "set": "array", "dict": "object", "model": "object",
-               "typed-dict": "object", "dataclass": "object", "datetime": "date-time string",
+               "typed-dict": "object", "model-fields": "object", "dataclass": "object", "datetime": "date-time string",
                "date": "date string", "time": "time string", "uuid": "UUID string", "any": "any value"}
 def _value_guard(values: list[Any]) -> dict | None:
     """A strict core schema admitting exactly the JSON types of ``values`` (None: not all JSON)."""
@@ -92,6 +92,8 @@ def _words(node: Any) -> str:
         return inner if t == "default" else f"{inner} or null"
     if t == "chain":
         return _words(node["steps"][-1])
+    if t in ("function-after", "function-before", "function-wrap"):  # a validator: what it wraps
+        return _words(node.get("schema"))
     if t == "union":
         return " or ".join(_words(c[0] if isinstance(c, tuple) else c) for c in node["choices"])
     return CORE_WORDS.get(t, str(t))
@@ -123,9 +125,34 @@ def strict_core_schema(node: Any) -> Any:
 
 
 def _strict_model(node: dict) -> dict:
-    if not node.get("root_model") and node["schema"].get("type") == "model-fields":
-        return _model_from_fields(node)
-    return node
+    """A model validated by our strict schema, never by its own (lax) validator: its fields, behind
+    its before-validators if it has any, or a root model's root."""
+    if node.get("root_model"):
+        return _root_model(node)
+    befores, inner = [], node["schema"]
+    while inner.get("type") == "function-before":  # model_validator(mode="before"), innermost last
+        befores.append(inner)
+        inner = inner["schema"]
+    if inner.get("type") != "model-fields":
+        return node
+    out = _model_from_fields({**node, "schema": inner})
+    if not befores:
+        return out
+    ref = out.pop("ref", None)
+    for wrapper in reversed(befores):
+        out = {**wrapper, "schema": out}
+    if ref is not None:
+        out["ref"] = ref
+    return out
+
+
+def _root_model(node: dict) -> dict:
+    """A root model: its root validated (strictly, as rewritten), then the model built around it."""
+    out: dict = {"type": "function-after", "function": {"type": "no-info", "function": node["cls"].model_construct},
+                 "schema": node["schema"]}
+    if "ref" in node:
+        out["ref"] = node["ref"]
+    return out
 
 
 _ENUM_SUB_TYPES = {"str": "str", "int": "int", "float": "float"}
