@@ -141,9 +141,12 @@ def compare(other: pathlib.Path, rounds: int, n: int, r: int) -> int:
     for _ in range(rounds):
         for name, tree in trees.items():
             env = {**os.environ, "PYTHONPATH": str(tree / "src")}
-            out = subprocess.run([sys.executable, __file__, "--plain", "--number", str(n), "--repeat", str(r)],
-                                 env=env, capture_output=True, text=True, check=True).stdout
-            runs[name].append(json.loads(out.strip().splitlines()[-1]))
+            child = subprocess.run([sys.executable, __file__, "--plain", "--number", str(n), "--repeat", str(r)],
+                                   env=env, capture_output=True, text=True)
+            if child.returncode != 0:
+                print(f"error: the {name} tree ({tree}) failed:\n{child.stderr.strip()}", file=sys.stderr)
+                return 2
+            runs[name].append(json.loads(child.stdout.strip().splitlines()[-1]))
     print(f"python {sys.version.split()[0]}, {rounds} alternating rounds per tree, each the median of {r} runs "
           f"x {n} calls, CPU time (process_time); overhead over the direct call, ns/call")
     print(f"{'call':30} {'before':>8} {'after':>8} {'after/before':>13}")
