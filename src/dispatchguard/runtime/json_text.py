@@ -214,12 +214,14 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
 
 
 def _convert(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any:
-    convert = _EXACT.get(type(obj)) or _converter(obj)
-    return convert(obj, _depth, _path)
+    return _converter_of(obj)(obj, _depth, _path)
 
 
-# One converter per kind of value, ``(obj, depth, path) -> JSON data``, looked up by exact type
-# first (the plain JSON types and the built-in containers), then by the ordered table below.
+def _converter_of(obj: Any) -> Any:
+    """``obj``'s converter ``(obj, depth, path) -> JSON data``: by exact type first (the plain JSON
+    types and the built-in containers), then by the ordered table of kinds (:data:`_KINDS`).
+    Containers call it on their items themselves, so that a level of nesting costs two frames."""
+    return _EXACT.get(type(obj)) or _converter(obj)
 
 
 def _same(obj: Any, _depth: int, _path: set[int] | None) -> Any:
@@ -247,58 +249,76 @@ def _tool_message_content(obj: Any, depth: int, path: set[int] | None) -> Any:
     return _convert(obj.content, depth, path)
 
 
-def _nested(convert: Any) -> Any:
-    """``convert`` for a container: cut off past :data:`MAX_DEPTH`, a cycle becomes a marker."""
-
-    def guarded(obj: Any, depth: int, path: set[int] | None) -> Any:
-        if depth >= MAX_DEPTH:
-            log.debug("ensure_json_str: nesting deeper than %d replaced by a marker", MAX_DEPTH)
-            return TOO_DEEP
-        path = set() if path is None else path
-        oid = id(obj)
-        if oid in path:
-            log.debug("ensure_json_str: circular reference replaced by a marker")
-            return CIRCULAR
-        path.add(oid)
-        try:
-            return convert(obj, depth + 1, path)
-        finally:
-            path.discard(oid)
-
-    return guarded
+def _enter(obj: Any, depth: int, path: set[int] | None) -> tuple[set[int], str | None]:
+    """Enter container ``obj``: the path with it added, or a marker in its place (past
+    :data:`MAX_DEPTH`, or a cycle). Its converter removes it from the path when done."""
+    path = set() if path is None else path
+    if depth >= MAX_DEPTH:
+        log.debug("ensure_json_str: nesting deeper than %d replaced by a marker", MAX_DEPTH)
+        return path, TOO_DEEP
+    if id(obj) in path:
+        log.debug("ensure_json_str: circular reference replaced by a marker")
+        return path, CIRCULAR
+    path.add(id(obj))
+    return path, None
 
 
-@_nested
-def _mapping(obj: Any, depth: int, path: set[int]) -> Any:
-    return {_key(k): _convert(v, depth, path) for k, v in obj.items()}
-
-
-@_nested
-def _array(obj: Any, depth: int, path: set[int]) -> Any:
-    return [_convert(v, depth, path) for v in obj]
-
-
-@_nested
-def _set(obj: Any, depth: int, path: set[int]) -> Any:
-    items = list(obj)
-    with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
-        items = sorted(items)
-    return [_convert(v, depth, path) for v in items]
-
-
-@_nested
-def _model(obj: Any, depth: int, path: set[int]) -> Any:
+def _mapping(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
     try:
-        data = obj.model_dump(mode="json")
-    except Exception:
-        log.debug("ensure_json_str: model_dump failed; using str()")
-        return safe_text(obj)
-    return _convert(data, depth, path)
+        return {_key(k): _converter_of(v)(v, depth + 1, path) for k, v in obj.items()}
+    finally:
+        path.discard(id(obj))
 
 
-@_nested
-def _dataclass(obj: Any, depth: int, path: set[int]) -> Any:
-    return {f.name: _convert(getattr(obj, f.name, None), depth, path) for f in dataclasses.fields(obj)}
+def _array(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        return [_converter_of(v)(v, depth + 1, path) for v in obj]
+    finally:
+        path.discard(id(obj))
+
+
+def _set(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        items = list(obj)
+        with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
+            items = sorted(items)
+        return [_converter_of(v)(v, depth + 1, path) for v in items]
+    finally:
+        path.discard(id(obj))
+
+
+def _model(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        try:
+            data = obj.model_dump(mode="json")
+        except Exception:
+            log.debug("ensure_json_str: model_dump failed; using str()")
+            return safe_text(obj)
+        return _convert(data, depth + 1, path)
+    finally:
+        path.discard(id(obj))
+
+
+def _dataclass(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        return {f.name: _convert(getattr(obj, f.name, None), depth + 1, path) for f in dataclasses.fields(obj)}
+    finally:
+        path.discard(id(obj))
 
 
 def _generator(obj: Any, depth: int, path: set[int] | None) -> Any:
