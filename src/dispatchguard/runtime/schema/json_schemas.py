@@ -14,25 +14,27 @@ _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "depe
 
 
 _DEFS_KEYS = ("$defs", "definitions")
-
-
-def _map_subschemas(key: str, value: Any, f: Any) -> Any:
-    """``value`` (held under ``key``) with ``f`` applied to each subschema in it: the value itself
-    (``items``, ``not``...), a list's items (``anyOf``...) or a map's values (``properties``...)."""
-    if key in _SUBSCHEMA:
-        return f(value)
-    if key in _SCHEMA_LISTS and isinstance(value, list):
-        return [f(v) for v in value]
-    if key in _SCHEMA_MAPS and isinstance(value, dict):
-        return {k: f(v) for k, v in value.items()}
-    return value
+#: Where a keyword holds subschemas: ``one`` (its value), ``list`` (its items), ``map`` (its values).
+_HOLDS = {**dict.fromkeys(_SUBSCHEMA, "one"), **dict.fromkeys(_SCHEMA_LISTS, "list"),
+          **dict.fromkeys(_SCHEMA_MAPS, "map")}
 
 
 def _walk(s: Any, visit: Any) -> Any:
     """Rebuild schema ``s`` bottom-up, calling ``visit(schema) -> schema`` on every subschema."""
     if not isinstance(s, dict):
         return s
-    return visit({key: _map_subschemas(key, value, lambda sub: _walk(sub, visit)) for key, value in s.items()})
+    out = {}
+    for key, value in s.items():  # a loop, not a helper: a level of nesting costs one frame
+        holds = _HOLDS.get(key)
+        if holds == "one":
+            out[key] = _walk(value, visit)
+        elif holds == "list" and isinstance(value, list):
+            out[key] = [_walk(v, visit) for v in value]
+        elif holds == "map" and isinstance(value, dict):
+            out[key] = {k: _walk(v, visit) for k, v in value.items()}
+        else:
+            out[key] = value
+    return visit(out)
 
 
 def _local_defs(schema: dict) -> dict:
@@ -44,29 +46,41 @@ def _local_defs(schema: dict) -> dict:
     return defs
 
 
+def _resolved_ref(s: dict, defs: dict, seen: tuple[str, ...]) -> tuple[dict, bool]:
+    """``s`` with its local ``$ref`` replaced by the (inlined) target; the flag says a recursive
+    ref was kept."""
+    ref = s.get("$ref")
+    if not isinstance(ref, str) or ref not in defs:
+        return s, False
+    if ref in seen:
+        return s, True
+    rest = {k: v for k, v in s.items() if k != "$ref"}
+    target, kept = _inline(defs[ref], defs, (*seen, ref))
+    return ({**target, **rest} if isinstance(target, dict) else s), kept
+
+
 def _inline(s: Any, defs: dict, seen: tuple[str, ...]) -> tuple[Any, bool]:
     """``s`` with local ``$ref``s replaced by their targets; the flag says a recursive ref was kept."""
     if not isinstance(s, dict):
         return s, False
-    ref = s.get("$ref")
-    if isinstance(ref, str) and ref in defs:
-        if ref in seen:
-            return s, True
-        rest = {k: v for k, v in s.items() if k != "$ref"}
-        target, kept = _inline(defs[ref], defs, (*seen, ref))
-        s = {**target, **rest} if isinstance(target, dict) else s
-        if kept:
-            return s, True
-    kept = False
-
-    def inline(sub: Any) -> Any:
-        nonlocal kept
-        value, kept_here = _inline(sub, defs, seen)
-        kept |= kept_here
-        return value
-
-    # the definitions stay as they are: what is kept of them is decided by tidy_schema
-    out = {key: value if key in _DEFS_KEYS else _map_subschemas(key, value, inline) for key, value in s.items()}
+    s, kept = _resolved_ref(s, defs, seen)
+    if kept:
+        return s, True
+    out = {}
+    for key, value in s.items():
+        # the definitions stay as they are: what is kept of them is decided by tidy_schema
+        holds = None if key in _DEFS_KEYS else _HOLDS.get(key)
+        if holds == "one":
+            out[key], here = _inline(value, defs, seen)
+        elif holds == "list" and isinstance(value, list):
+            pairs = [_inline(v, defs, seen) for v in value]
+            out[key], here = [v for v, _ in pairs], any(k for _, k in pairs)
+        elif holds == "map" and isinstance(value, dict):
+            named = {name: _inline(v, defs, seen) for name, v in value.items()}
+            out[key], here = {name: v for name, (v, _) in named.items()}, any(k for _, k in named.values())
+        else:
+            out[key], here = value, False
+        kept |= here
     return out, kept
 
 
@@ -216,24 +230,20 @@ def _object_words(s: dict) -> str:
     return f"object with {', '.join(props)}" if isinstance(props, dict) and props else "object"
 
 
-#: The words for a ``type`` other than the plain name, by type.
+#: The words for a ``type`` other than its plain name, by type.
 _TYPE_WORDS = {"array": _array_words, "object": _object_words}
-
-
-def _typed_words(s: dict) -> str:
-    t = s.get("type")
-    if t == "null":
-        return "null"
-    if not isinstance(t, str):
-        return "any JSON value"
-    text = _TYPE_WORDS[t](s) if t in _TYPE_WORDS else t
-    parts = [word.format(s[key]) for key, word in _CONSTRAINTS if key in s]
-    return text + (f" ({', '.join(parts)})" if parts else "")
 
 
 def describe(s: Any) -> str:
     """A short English description of a schema for the prompt: ``integer (>= 0)``, ``one of "a", "b"``."""
     if not isinstance(s, dict) or not s:
         return "any JSON value"
-    words = next((words for test, words in _SHAPES if test(s)), _typed_words)
-    return words(s)
+    shaped = next((words for test, words in _SHAPES if test(s)), None)
+    if shaped is not None:
+        return shaped(s)
+    t = s.get("type")
+    if t == "null" or not isinstance(t, str):
+        return "null" if t == "null" else "any JSON value"
+    text = _TYPE_WORDS[t](s) if t in _TYPE_WORDS else t
+    parts = [word.format(s[key]) for key, word in _CONSTRAINTS if key in s]
+    return text + (f" ({', '.join(parts)})" if parts else "")

@@ -99,14 +99,6 @@ def _words(node: Any) -> str:
     return CORE_WORDS.get(t, str(t))
 
 
-def _strict_value(key: str, value: Any) -> Any:
-    if key in _OPAQUE:
-        return value
-    if key == "fields" and isinstance(value, dict):  # field name -> field schema (a name may be "type")
-        return {name: strict_core_schema(f) for name, f in value.items()}
-    return strict_core_schema(value)
-
-
 def strict_core_schema(node: Any) -> Any:
     """The strict tool-call form of a core schema (see the module docstring); never mutates."""
     if isinstance(node, list):
@@ -115,7 +107,14 @@ def strict_core_schema(node: Any) -> Any:
         return tuple(strict_core_schema(x) for x in node)
     if not isinstance(node, dict):
         return node
-    out = {k: _strict_value(k, v) for k, v in node.items()}
+    out = {}
+    for k, v in node.items():  # a loop, not a helper: a level of nesting costs one frame
+        if k in _OPAQUE:
+            out[k] = v
+        elif k == "fields" and isinstance(v, dict):  # field name -> field schema (a name may be "type")
+            out[k] = {name: strict_core_schema(f) for name, f in v.items()}
+        else:
+            out[k] = strict_core_schema(v)
     t = out.get("type")
     rewrite = _REWRITES.get(t) if isinstance(t, str) else None
     return out if rewrite is None else rewrite(out)
