@@ -378,3 +378,32 @@ def test_a_union_with_a_model_names_it_an_object():
 
     assert "argument 'at': expected object or integer, got string \"s\"" in bad(reg, "place", {"at": "s"})
     assert "expected object or integer" in bad(reg, "place", {"at": 1.5})
+
+
+def test_a_deep_schema_costs_few_frames_a_level():
+    """Registering, describing and rejecting with a schema nested 120 deep, from a caller whose
+    stack leaves three frames a level: the schema walks recurse one frame a level (a copy two)."""
+    import inspect
+    import sys
+
+    depth = 120
+    schema: dict = {"type": "integer"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+
+    def stack_depth() -> int:
+        frame, n = inspect.currentframe(), 0
+        while frame is not None:
+            frame, n = frame.f_back, n + 1
+        return n
+
+    def run_at(spare: int) -> tuple[str, str]:
+        if stack_depth() < sys.getrecursionlimit() - spare:
+            return run_at(spare)
+        reg = ToolRegistry()
+        reg.register("deep", lambda x: 1, schema={"type": "object", "properties": {"x": schema}, "required": ["x"]})
+        return render_tool_prompt(reg), dispatch_tool({"name": "deep", "args": {}}, registry=reg)
+
+    prompt, error = run_at(3 * depth)
+    assert "array of " * depth + "integer" in prompt
+    assert "missing required argument 'x' (array of array of" in json.loads(error)["error"]
