@@ -242,11 +242,13 @@ def _as_str(obj: Any, _depth: int, _path: set[int] | None) -> Any:
 
 
 def _enum_value(obj: Any, depth: int, path: set[int] | None) -> Any:
-    return _convert(obj.value, depth, path)
+    value = obj.value
+    return _converter_of(value)(value, depth, path)
 
 
 def _tool_message_content(obj: Any, depth: int, path: set[int] | None) -> Any:
-    return _convert(obj.content, depth, path)
+    content = obj.content
+    return _converter_of(content)(content, depth, path)
 
 
 def _enter(obj: Any, depth: int, path: set[int] | None) -> tuple[set[int], str | None]:
@@ -306,7 +308,7 @@ def _model(obj: Any, depth: int, path: set[int] | None) -> Any:
         except Exception:
             log.debug("ensure_json_str: model_dump failed; using str()")
             return safe_text(obj)
-        return _convert(data, depth + 1, path)
+        return _converter_of(data)(data, depth + 1, path)
     finally:
         path.discard(id(obj))
 
@@ -316,7 +318,8 @@ def _dataclass(obj: Any, depth: int, path: set[int] | None) -> Any:
     if cut is not None:
         return cut
     try:
-        return {f.name: _convert(getattr(obj, f.name, None), depth + 1, path) for f in dataclasses.fields(obj)}
+        values = {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
+        return {name: _converter_of(v)(v, depth + 1, path) for name, v in values.items()}
     finally:
         path.discard(id(obj))
 
