@@ -54,6 +54,8 @@ SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", 
 
 #: What the project knows of a file it loaded: its summary, or why it cannot be checked.
 Loaded = tuple[dict[str, Any] | None, list[Any] | None]  # (summary, error [line, col, reason])
+#: A file parsed in this run: (key, bytes, tree).
+ParsedFile = tuple[str, bytes, ast.Module]
 
 
 class WordSet:
@@ -128,7 +130,11 @@ class WordSet:
 class Project:
     """The files of a project, its modules (loaded on demand) and the resolver built on them."""
 
-    def __init__(self, config: LintConfig, files: Iterable[SourceFile]) -> None:
+    def __init__(
+        self, config: LintConfig, files: Iterable[SourceFile], *, keep_trees: Iterable[str] = ()
+    ) -> None:
+        """``keep_trees``: the keys of the files whose trees a parse keeps for :meth:`take_parsed`
+        (the engine's files to report on); the tree of any other file is dropped once summarised."""
         self.config = config
         self.root = Path(config.root).absolute()
         self.files: dict[str, SourceFile] = {f.key: f for f in files}
@@ -158,7 +164,8 @@ class Project:
         self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
-        self.on_parse: Callable[[str, bytes, ast.Module], None] | None = None
+        self.keep_trees = frozenset(keep_trees)
+        self.fresh: list[ParsedFile] = []  # parsed files of keep_trees, until take_parsed
         self.parsed = 0  # files parsed in this process
         self.walked = 0  # files walked by the rules in this process
         self.seeds = seed_words(config, self.owners)
@@ -272,7 +279,8 @@ class Project:
         return self.add(key, summary)
 
     def parse(self, key: str, data: bytes | None = None) -> Loaded:
-        """Read and parse a file (once per run: the tree goes to ``on_parse``, then is dropped)."""
+        """Read and parse a file (once per run); the tree of a file of ``keep_trees`` is kept for
+        :meth:`take_parsed`, any other is dropped once summarised."""
         if data is None:
             try:
                 data = virtual_bytes(self.files[key].path)
@@ -284,9 +292,22 @@ class Project:
         self.parsed += 1
         loaded = (summarise(tree) if tree is not None else None, error)
         self.known[key] = loaded
-        if tree is not None and self.on_parse is not None:
-            self.on_parse(key, data, tree)
+        if tree is not None and key in self.keep_trees:
+            self.fresh.append((key, data, tree))
         return loaded
+
+    def take_parsed(self) -> list[ParsedFile]:
+        """The files of ``keep_trees`` parsed since the last call, in the order parsed, with their
+        bytes and trees; the project keeps them no longer. Parsing happens wherever a question
+        reaches a module not loaded yet (a walk's, a lookup's): the caller takes the trees after
+        each step that may ask one."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def load_all(self, found: Iterable[tuple[str, bytes | None]]) -> None:
+        """Load files one after the other, each ``(key, data)`` from its bytes when given."""
+        for key, data in found:
+            self.load(key, data)
 
     def add(self, key: str, summary: dict[str, Any]) -> ModuleInfo:
         """Make ``summary`` the loaded module of file ``key`` and return it; the resolver's memo is dropped."""
@@ -368,18 +389,16 @@ class Project:
 
         ``scan(words, previous)`` yields ``(key, data)`` for the files not loaded yet that name one of
         ``words`` (only those not in ``previous`` need looking for), with their bytes when read;
-        ``load`` loads a round's candidates (by default one after the other).
+        ``load`` loads a round's candidates, all of them (by default one after the other).
         """
+        load = load or self.load_all
         self.candidates = set(self.infos)
         previous: WordSet | None = None
         words = self.seeds
         while True:
             found = list(scan(words, previous))
             self.candidates.update(key for key, _ in found)
-            if load is not None:
-                load(found)
-            for key, data in found:
-                self.load(key, data)
+            load(found)
             previous, words = words, self.words()
             if words == previous:  # loading only ever adds words
                 return words
