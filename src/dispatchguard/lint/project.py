@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -138,25 +138,12 @@ class Project:
         self.config = config
         self.root = Path(config.root).absolute()
         self.files: dict[str, SourceFile] = {f.key: f for f in files}
-        self.package_dirs = frozenset(
-            rel[: -len("/__init__.py")] if "/" in rel else ""
-            for rel in (f.relpath for f in self.files.values())
-            if rel.endswith("/__init__.py") or rel == "__init__.py"
-        )
-        self.script_dirs = frozenset(
-            rel.rpartition("/")[0]
-            for rel in (f.relpath for f in self.files.values())
-            if "/" in rel and not rel.startswith("/")
-            and (rel.rpartition("/")[2] in SCRIPT_NAMES or rel.endswith(".ipynb"))  # Jupyter runs in its folder
-        )
+        relpaths = [f.relpath for f in self.files.values()]
+        self.package_dirs = package_dirs(relpaths)
+        self.script_dirs = script_dirs(relpaths)
         self.module_names: dict[str, tuple[str, tuple[str, ...], bool]] = {}
         self.owners: dict[str, str] = {}  # module name -> key of the file that owns it
-        aliased: dict[str, str] = {}
-        for key, file in self.files.items():
-            self._name(key, file, aliased)
-        for alias, key in aliased.items():
-            self.owners.setdefault(alias, key)  # a primary name wins over an alias
-        self._own_primary_names(list(self.files))
+        self._name_files(list(self.files))
         self.environment, self.environment_reason = find_environment(self.root, config.python)
         if self.environment is not None:
             self.environment.forget_modules()  # a new project: library files are stat'ed again when read
@@ -168,14 +155,29 @@ class Project:
         self.fresh: list[ParsedFile] = []  # parsed files of keep_trees, until take_parsed
         self.parsed = 0  # files parsed in this process
         self.walked = 0  # files walked by the rules in this process
-        self.seeds = seed_words(config, self.owners)
+        self.seeds = self._seed_words()
         self.top_names = frozenset(name.partition(".")[0] for name in self.owners)
         #: the last part of every module name: what a scoped word's module is named by
         self.module_stems = frozenset(name.rpartition(".")[2].encode() for name in self.owners)
-        if self.environment is not None:
-            # a file that imports an installed tool library may name its tools: it is a candidate
-            outside = {p for p in self.environment.word_packages if p not in self.owners}
-            self.seeds = WordSet(self.seeds.words | outside, self.seeds.joint)
+
+    def _seed_words(self) -> WordSet:
+        """The configuration's seed words, and the installed tool libraries' top-level names: a
+        file that imports one may name its tools, so it is a candidate."""
+        seeds = seed_words(self.config, self.owners)
+        if self.environment is None:
+            return seeds
+        outside = {p for p in self.environment.word_packages if p not in self.owners}
+        return WordSet(seeds.words | outside, seeds.joint)
+
+    def _name_files(self, keys: list[str]) -> None:
+        """Give the files their module names: primary names first, then the aliases no file owns
+        as its primary name (a primary name wins over an alias)."""
+        aliased: dict[str, str] = {}
+        for key in keys:
+            self._name(key, self.files[key], aliased)
+        for alias, key in aliased.items():
+            self.owners.setdefault(alias, key)
+        self._own_primary_names(keys)
 
     def _name(self, key: str, file: SourceFile, aliased: dict[str, str]) -> None:
         if file.relpath.startswith("/"):
@@ -232,12 +234,8 @@ class Project:
     def register(self, file: SourceFile) -> None:
         """A file checked outside the project's file list (an editor's new buffer, stdin, an
         excluded path): its module takes the names no other file owns."""
-        aliased: dict[str, str] = {}
         self.files[file.key] = file
-        self._name(file.key, file, aliased)
-        for alias, key in aliased.items():
-            self.owners.setdefault(alias, key)
-        self._own_primary_names([file.key])
+        self._name_files([file.key])
         self.resolver.forget()
 
     def _own_primary_names(self, keys: list[str]) -> None:
@@ -331,29 +329,37 @@ class Project:
             else:
                 words.add(name)
 
-        kind = self.resolver.kind
-        inside = self.top_names
         for key, info in list(self.infos.items()):
-            prefix = f"{info.name}." if info.name else ""
             stem = info.name.rpartition(".")[2] if key in self.files and info.name else ""
-            for name, descs in info.defs.items():
-                # undecorated functions and classes without bases (but tool bases) are never tool-related
-                if name not in words and (
-                    any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class"))
-                    or any(d[0] not in ("def", "class") for d in descs)
-                ):
-                    if kind(prefix + name) in TOOL_KINDS:
-                        keep(name, stem)
-            for name, members in info.members.items():  # a class whose body binds tools
-                if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
-                    keep(name, stem)
-            for name, target in info.imports.items():
-                if name not in words and kind(prefix + name) in TOOL_KINDS:
-                    # an installed library's tool is imported by its own name from anywhere
-                    inside_target = target.startswith(".") or target.partition(".")[0] in inside
-                    keep(name, stem if inside_target else "")
+            # each name is looked up only while it is no word yet: the generators see ``words`` grow
+            for name in self._tool_bindings(info, words):
+                keep(name, stem)
+            for name, inside_target in self._tool_imports(info, words):
+                # an installed library's tool is imported by its own name from anywhere
+                keep(name, stem if inside_target else "")
         self._star_exports(scoped, keep)
         return WordSet(words, self.seeds.joint, scoped)
+
+    def _tool_bindings(self, info: ModuleInfo, words: set[str]) -> Iterator[str]:
+        """The names of ``info``'s definitions and classes that are tool-related (a class is when
+        its body binds tools), but those in ``words``."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for name, descs in info.defs.items():
+            if name not in words and _may_be_tool_related(descs) and kind(prefix + name) in TOOL_KINDS:
+                yield name
+        for name, members in info.members.items():
+            if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
+                yield name
+
+    def _tool_imports(self, info: ModuleInfo, words: set[str]) -> Iterator[tuple[str, bool]]:
+        """The names ``info`` imports that are tool-related, but those in ``words``, each with
+        whether it comes from the project (a relative import, or one of its top-level names)."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for name, target in info.imports.items():
+            if name not in words and kind(prefix + name) in TOOL_KINDS:
+                yield name, target.startswith(".") or target.partition(".")[0] in self.top_names
 
     def _star_exports(self, scoped: set[tuple[str, str]], keep: Callable[[str, str], None]) -> None:
         """A module re-exports the names of the modules it star-imports (``from .orders import *``
@@ -426,6 +432,26 @@ class Project:
         )
 
 
+def package_dirs(relpaths: Iterable[str]) -> frozenset[str]:
+    """The folders (relative to the root, ``""`` for the root) that hold an ``__init__.py``."""
+    return frozenset(
+        rel[: -len("/__init__.py")] if "/" in rel else ""
+        for rel in relpaths
+        if rel.endswith("/__init__.py") or rel == "__init__.py"
+    )
+
+
+def script_dirs(relpaths: Iterable[str]) -> frozenset[str]:
+    """The *script folders* below the root: those holding a script (:data:`SCRIPT_NAMES`) or a
+    notebook (Jupyter runs it in its folder)."""
+    return frozenset(
+        rel.rpartition("/")[0]
+        for rel in relpaths
+        if "/" in rel and not rel.startswith("/")
+        and (rel.rpartition("/")[2] in SCRIPT_NAMES or rel.endswith(".ipynb"))
+    )  # fmt: skip
+
+
 def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordSet:
     """The words every route to a tool starts from: the configured bases, decorators and packages,
     and the libraries' functions and classes that make lists of tools.
@@ -456,6 +482,14 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
         else:
             joint.add(tuple(sorted(set(parts))))
     return WordSet(words, joint)
+
+
+def _may_be_tool_related(descs: list[Any]) -> bool:
+    """Whether a name bound by these summary descriptions may be tool-related: undecorated functions
+    and classes without bases (but tool bases) never are."""
+    return any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class")) or any(
+        d[0] not in ("def", "class") for d in descs
+    )
 
 
 def may_have_findings(data: bytes, words: WordSet) -> bool:
