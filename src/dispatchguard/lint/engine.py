@@ -459,11 +459,10 @@ class _CheckRun:
         those that their walks parse in turn: each after the walk (or lookup) whose question parsed
         it, never in its middle, where it would see the modules under way half-known."""
         queue = self.to_walk(self.project.take_parsed())
-        while queue:
+        while queue:  # each file is parsed once: it is never in the queue twice
             key, data, tree = queue.pop()
-            if key not in self.results:
-                self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
-                queue.extend(self.to_walk(self.project.take_parsed()))
+            self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
+            queue.extend(self.to_walk(self.project.take_parsed()))
 
     def to_walk(self, parsed: list[ParsedFile]) -> list[ParsedFile]:
         """Of files to report on just parsed, those to walk now: not walked yet, and a candidate
