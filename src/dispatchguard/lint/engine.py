@@ -213,7 +213,6 @@ class _CheckRun:
         #: has a relative import of dots only
         self.stems_named: dict[str, frozenset[bytes] | None] = {}
         self.results: dict[str, FileResult] = {}
-        self.unscanned: dict[str, bytes] = {}
         self.progress = progress
         self.done = 0
 
