@@ -110,6 +110,25 @@ def test_cache_entries_of_wrong_shape_are_ignored(project: Path) -> None:
     assert check_paths([project], config, jobs=1).findings == expected
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("words", 7), ("joint", [["a", 1]]), ("scoped", [["name"]]), ("library", "nonsense"), ("library", {"x": [1]})],
+)
+def test_cached_words_or_library_of_wrong_shape_are_dropped_alone(project: Path, field: str, value: object) -> None:
+    config = LintConfig(root=project)
+    check_paths([project], config, jobs=1)
+    cache = ResultCache(project / ".dispatchguard_cache", config.fingerprint())
+    data = json.loads(cache.file.read_text())
+    data[field] = value
+    cache.file.write_text(json.dumps(data))
+    cache.load()
+    assert (cache.words is None) == (field != "library")
+    assert cache.library == {}
+    assert len(cache.entries) == 9  # the files' entries still read
+    # a run with the words dropped scans every file again, and finds what a cold run finds
+    assert _codes(check_paths([project], config, jobs=1)) == _codes(check_paths([project], config, use_cache=False))
+
+
 def test_no_cache_writes_nothing(project: Path) -> None:
     check_paths([project], LintConfig(root=project), use_cache=False)
     assert not (project / ".dispatchguard_cache").exists()

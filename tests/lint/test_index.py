@@ -197,3 +197,38 @@ def test_a_lazily_exported_tool_class_is_a_tool(tmp_path: Path) -> None:
         (tmp_path / rel).write_text(text, encoding="utf-8")
     found = check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in found] == [("app.py", 3, "DG102")]
+
+
+def test_a_parse_keeps_the_trees_of_the_files_asked_for_until_they_are_taken(tmp_path: Path) -> None:
+    from dispatchguard.lint.discovery import SourceFile
+    from dispatchguard.lint.project import Project
+
+    (tmp_path / "tools.py").write_text(BASE)
+    (tmp_path / "helpers.py").write_text("VALUE = 1\n")
+    files = [SourceFile(tmp_path / name, name, (tmp_path / name).as_posix()) for name in ("tools.py", "helpers.py")]
+    wanted = (tmp_path / "tools.py").as_posix()
+    project = Project(LintConfig(root=tmp_path), files, keep_trees=[wanted])
+    assert project.module("helpers", any_module=True) is not None  # parsed for a question, not kept
+    assert project.take_parsed() == []
+    assert project.module("tools", any_module=True) is not None
+    ((key, data, tree),) = project.take_parsed()
+    assert (key, data) == (wanted, BASE.encode())
+    assert [type(node).__name__ for node in tree.body] == ["ImportFrom", "ClassDef"]
+    assert project.take_parsed() == []  # handed over once
+    assert project.module("tools", any_module=True) is not None  # loaded: never parsed again
+    assert (project.parsed, project.take_parsed()) == (2, [])
+    # a project that keeps no tree (the editor's, a fix pass's) summarises and drops every one
+    plain = Project(LintConfig(root=tmp_path), files)
+    assert plain.module("tools", any_module=True) is not None
+    assert plain.take_parsed() == []
+
+
+def test_a_file_to_report_on_that_a_walk_parses_is_walked_once_after_that_walk(tmp_path: Path) -> None:
+    # a_use.py comes first: its walk asks what z_tools.T is, which parses z_tools.py (a file to report
+    # on, too); z_tools.py is then walked from that tree, never parsed a second time
+    (tmp_path / "a_use.py").write_text("from crewai.tools import BaseTool\nfrom z_tools import T\n\nT()._run()\n")
+    (tmp_path / "z_tools.py").write_text(BASE + "T()._run()\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    assert [(name, line) for name, line, code in found if code == "DG101"] == [("a_use.py", 4), ("z_tools.py", 6)]
+    assert (report.files_parsed, report.files_walked) == (2, 2)
