@@ -104,7 +104,7 @@ def test_codes_leave_room_for_later_rules() -> None:
 @pytest.mark.parametrize(
     ("fields", "problem"),
     [
-        ({}, "a walk rule needs check_call"),
+        ({}, "a walk rule needs a hook: check_call, check_nodes, check_tool_class"),
         ({"reporter": "engine", "check_call": print}, "an engine rule has no walk hooks"),
         ({"check_tool_method": print}, "check_tool_method and tool_methods go together"),
         ({"check_call": print, "fixer": "m", "no_fix_reason": "r"}, "a fixable rule has no no_fix_reason"),

@@ -34,7 +34,7 @@ class WalkState(Protocol):
     texts: dict[str, str]
     literals: dict[str, ast.expr | None]
     wanted_methods: frozenset[str]
-    call_rules: list[Callable[..., None]]
+    tool_class_rules: list[Callable[..., None]]
     function_rules: list[Callable[..., None]]
     dispatchers: tuple[str, ...]
     dispatcher_names: frozenset[str]
@@ -86,8 +86,7 @@ LEAVES = frozenset(
 
 
 def _call(ctx: WalkState, node: ast.Call) -> None:
-    for rule in ctx.call_rules:
-        rule(ctx, node)
+    # the rules' call hooks ran before (the walker's node hooks)
     if ctx.function_rules:
         _tool_function_refs(ctx, node)
     ctx.generic_visit(node)
@@ -582,6 +581,9 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         enclosing.names[node.name] = CLASS if scope.is_tool else None
         enclosing.quals.pop(node.name, None)
         enclosing.classes.add(node.name)
+    if scope.is_tool:
+        for check in ctx.tool_class_rules:
+            check(ctx, node)
     ctx.scopes.append(scope)
     try:
         ctx.body(node.body)
