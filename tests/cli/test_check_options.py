@@ -114,7 +114,7 @@ def test_check_help_lists_every_rule_of_the_rule_table(capsys: pytest.CaptureFix
         main(["check", "--help"])
     out = capsys.readouterr().out
     for code, rule in RULES.items():
-        assert f"  {code} {rule.summary}\n" in out
+        assert f"  {code} {rule.summary}{' (preview)' if rule.preview else ''}\n" in out
 
 
 @pytest.mark.parametrize(
