@@ -16,6 +16,7 @@ import pytest
 from dispatchguard.cli import check as check_cmd
 from dispatchguard.cli.main import main
 
+from ..conftest import about
 from .conftest import run_cli, write_tree
 
 SCHEMA = json.loads(
@@ -282,9 +283,9 @@ def test_main_in_process(project, capsys):
     assert main(["check", "--no-cache"]) == 1
     assert gc.get_threshold() == thresholds  # the run's own collector settings end with it
     out, _ = capsys.readouterr()
-    assert parsed(out) == EXPECTED
+    assert about(parsed(out)) == EXPECTED
     assert main(["check", "--no-cache", "--exit-zero", "--output-format", "json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)) == 3
+    assert len(about(json.loads(capsys.readouterr().out))) == 3
 
 
 def test_usage_error_through_main_is_systemexit_2(project, capsys):

@@ -14,6 +14,8 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.cache import CACHE_VERSION, ResultCache
 
+from ..conftest import about
+
 BASE = "from crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    pass\n"
 NOT_A_TOOL = "class Base:\n    pass\n"
 TOOLS = "from proj.base import Base\n\nclass Search(Base):\n    pass\n\nsearch = Search()\n"
@@ -34,7 +36,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _codes(report) -> list[tuple[str, str]]:
-    return [(Path(f.path).name, f.code) for f in report.findings]
+    return [(Path(f.path).name, f.code) for f in about(report.findings)]
 
 
 def test_warm_run_reuses_everything(project: Path) -> None:
@@ -76,7 +78,7 @@ def test_new_tool_name_reaches_files_skipped_before(project: Path) -> None:
 def test_config_change_uses_another_cache(project: Path) -> None:
     check_paths([project], LintConfig(root=project), jobs=1)
     report = check_paths([project], LintConfig(root=project, ignore=("DG101",)), jobs=1)
-    assert report.findings == []
+    assert about(report.findings) == []
     assert len(list((project / ".dispatchguard_cache" / f"v{CACHE_VERSION}").glob("*.json"))) == 2
 
 

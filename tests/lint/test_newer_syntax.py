@@ -10,6 +10,8 @@ import pytest
 from dispatchguard.lint.newer_syntax import parse_newer_syntax
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
+
 SOURCE = (
     "from crewai.tools import BaseTool\n"
     "type Tools = list[BaseTool]\n"
@@ -24,7 +26,7 @@ SOURCE = (
 
 
 def test_pep695_file_is_checked_with_its_findings_in_place() -> None:
-    found = [(f.line, f.col, f.code) for f in check_source(SOURCE, path="app.py")]
+    found = [(f.line, f.col, f.code) for f in about(check_source(SOURCE, path="app.py"))]
     assert found == [(6, 16, "DG103"), (9, 15, "DG101")]
 
 
@@ -43,11 +45,11 @@ def test_rewrite_keeps_every_line_and_column() -> None:
     ["def f(:\n    pass\n", "type = 1\ntype X\n", "x = [1, 2\n", "class C[T:\n    pass\n"],
 )
 def test_broken_files_stay_dg001(source: str) -> None:
-    assert [f.code for f in check_source("from crewai.tools import BaseTool\n" + source)] == ["DG001"]
+    assert [f.code for f in about(check_source("from crewai.tools import BaseTool\n" + source))] == ["DG001"]
 
 
 def test_type_as_a_name_is_untouched() -> None:
-    assert [f.code for f in check_source("type = 1\nprint(type)\n")] == []
+    assert [f.code for f in about(check_source("type = 1\nprint(type)\n"))] == []
 
 
 PEP_701 = 'from crewai.tools import BaseTool\nrow = {"a": 1}\ntext = f"{row["a"]}"\n'
@@ -55,7 +57,7 @@ PEP_701 = 'from crewai.tools import BaseTool\nrow = {"a": 1}\ntext = f"{row["a"]
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="the interpreter parses PEP 701 f-strings itself")
 def test_a_pep_701_f_string_under_an_older_interpreter_says_why_it_is_not_checked() -> None:
-    [finding] = check_source(PEP_701)
+    [finding] = about(check_source(PEP_701))
     assert (finding.code, finding.line) == ("DG001", 3)
     assert "f-string: unmatched '['" in finding.message
     assert "Python 3.12 syntax, PEP 701" in finding.message and "run it on 3.12 or newer" in finding.message
@@ -63,4 +65,4 @@ def test_a_pep_701_f_string_under_an_older_interpreter_says_why_it_is_not_checke
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="needs an interpreter with PEP 701")
 def test_a_pep_701_f_string_is_checked_on_3_12() -> None:
-    assert [f.code for f in check_source(PEP_701)] == []
+    assert [f.code for f in about(check_source(PEP_701))] == []

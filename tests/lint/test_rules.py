@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.lint import RULES
+from dispatchguard.lint import RULES, LintConfig
 from dispatchguard.lint.rule import Rule
 from dispatchguard.lint.source import check_source
 
@@ -50,7 +50,9 @@ def line_only(source: str, code: str) -> set[int]:
 
 
 def findings(source: str, code: str) -> set[tuple[int, int, str]]:
-    return {(f.line, f.col, f.message) for f in check_source(source) if f.code == code and not f.suppressed}
+    """The rule's findings, the rule selected by its code (a rule in preview runs only so)."""
+    found = check_source(source, LintConfig(extend_select=(code,)))
+    return {(f.line, f.col, f.message) for f in found if f.code == code and not f.suppressed}
 
 
 CASE_PARAMS = [
