@@ -196,32 +196,75 @@ def recipe_command(copy: Path) -> list[str]:
 OUTCOME = re.compile(r"^(?P<id>\S+::.+?) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*\[\s*\d+%\]$")
 
 
-@pytest.mark.integration
-def test_a_rule_added_by_the_recipe_touches_only_its_own_files(tmp_path: Path) -> None:
+def copy_of_the_repository(tmp_path: Path) -> Path:
     copy = tmp_path / "repo"
     for name in tracked_files():
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
     assert not any((copy / rel).exists() for rel in ADDED), f"{CODE} exists already: pick another code"
-    argv = recipe_command(copy)
-    collected = pytest_in(copy, *argv, "-q", "--collect-only")
-    assert collected.returncode == 0, collected.stdout[-2000:] + collected.stderr[-2000:]
-    tests_before = {line for line in collected.stdout.splitlines() if "::" in line}
-    before = snapshot(copy)
-    for rel, text in ADDED.items():
-        (copy / rel).write_text(text, encoding="utf-8")
+    return copy
 
-    done = pytest_in(copy, *argv, "-v")
 
+def changes(before: dict[str, str], after: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(files changed, files added)."""
+    return sorted(rel for rel in before if after.get(rel) != before[rel]), sorted(set(after) - set(before))
+
+
+def run_recipe(copy: Path, tests_before: set[str]) -> list[str]:
+    """Run the recipe's command in ``copy``; every test passes; the new tests, all the rule's own."""
+    done = pytest_in(copy, *recipe_command(copy), "-v")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     outcomes = {m["id"]: m["outcome"] for line in done.stdout.splitlines() if (m := OUTCOME.match(line))}
     assert outcomes.keys() >= tests_before  # every test that ran before runs, and passes (returncode 0)
     new = sorted(set(outcomes) - tests_before)
     assert new and all(CODE in test for test in new), [t for t in new if CODE not in t]
     assert any("test_case[" in t for t in new) and any("test_rule_has_a_page" in t for t in new)
-    after = snapshot(copy)
-    assert sorted(rel for rel in before if after.get(rel) != before[rel]) == []  # no file changed
-    assert sorted(set(after) - set(before)) == sorted(ADDED)  # and only the rule's own were added
+    print(f"{len(outcomes)} tests ran, all passed; {len(new)} new, all {CODE}'s own")
+    return new
+
+
+def collected(copy: Path) -> set[str]:
+    done = pytest_in(copy, *recipe_command(copy), "-q", "--collect-only")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return {line for line in done.stdout.splitlines() if "::" in line}
+
+
+@pytest.mark.integration
+def test_a_rule_added_by_the_recipe_touches_only_its_own_files(tmp_path: Path) -> None:
+    copy = copy_of_the_repository(tmp_path)
+    tests_before, before = collected(copy), snapshot(copy)
+    for rel, text in ADDED.items():
+        (copy / rel).write_text(text, encoding="utf-8")
+
+    run_recipe(copy, tests_before)
+
+    changed, added = changes(before, snapshot(copy))
+    assert changed == []
+    assert added == sorted(ADDED)
+
+
+#: what taking a rule out of preview changes besides its module: the lists scripts/rules_index.py writes
+LISTS = ["README.md", "docs/cli.md", "docs/rules/README.md"]
+
+
+@pytest.mark.integration
+def test_a_rule_leaving_preview_changes_only_the_generated_lists(tmp_path: Path) -> None:
+    """Front-end and fixture tests compare only the codes they are about: a rule out of preview,
+    reporting in their projects, changes none of their outcomes."""
+    copy = copy_of_the_repository(tmp_path)
+    tests_before, before = collected(copy), snapshot(copy)
+    for rel, text in ADDED.items():
+        (copy / rel).write_text(text.replace("    preview=True,\n", ""), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+    script = [sys.executable, "scripts/rules_index.py"]
+    subprocess.run(script, cwd=copy, env=env, check=True, capture_output=True)
+
+    run_recipe(copy, tests_before)
+
+    changed, added = changes(before, snapshot(copy))
+    assert changed == LISTS
+    assert added == sorted(ADDED)
+    assert f"[{CODE}](docs/rules/{CODE}.md)" in (copy / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_recipe_in_contributing_adds_what_this_test_adds() -> None:
