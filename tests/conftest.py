@@ -49,6 +49,8 @@ os.environ["PYTEST_ADDOPTS"] = " ".join(
 #: test's outcome when it leaves preview (issue 36).
 ABOUT = frozenset({"DG001", "DG002", "DG101", "DG102", "DG103", "DG104"})
 _DG_CODE = re.compile(r"\bDG\d{3}\b")
+#: ``--select`` of a command whose whole output (counts, exit status) a test compares
+SELECT = ("--select", ",".join(sorted(ABOUT)))
 
 
 def about(findings: Any, codes: frozenset[str] = ABOUT) -> list:
