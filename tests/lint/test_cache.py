@@ -14,7 +14,7 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.cache import CACHE_VERSION, ResultCache
 
-from ..conftest import about
+from ..conftest import ABOUT, about
 
 BASE = "from crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    pass\n"
 NOT_A_TOOL = "class Base:\n    pass\n"
@@ -129,17 +129,18 @@ def test_custom_cache_dir_and_read_only_location(project: Path, tmp_path: Path) 
 
 @pytest.mark.integration
 def test_concurrent_runs_do_not_corrupt_the_cache(project: Path) -> None:
+    codes = tuple(sorted(ABOUT))
     script = textwrap.dedent(
         f"""
         from dispatchguard.lint import LintConfig, check_paths
         for _ in range(4):
-            r = check_paths([{str(project)!r}], LintConfig(root={str(project)!r}), jobs=1)
+            r = check_paths([{str(project)!r}], LintConfig(root={str(project)!r}, select={codes!r}), jobs=1)
             assert [f.code for f in r.findings] == ["DG101"], r.findings
         """
     )
     procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(4)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
-    assert [f.code for f in check_paths([project], LintConfig(root=project)).findings] == ["DG101"]
+    assert [f.code for f in check_paths([project], LintConfig(root=project, select=codes)).findings] == ["DG101"]
 
 
 def test_deleted_files_leave_the_cache(project: Path) -> None:

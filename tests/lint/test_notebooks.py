@@ -14,7 +14,7 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
-from ..conftest import about
+from ..conftest import SELECT, about
 
 TOOL = """\
 from crewai.tools import BaseTool
@@ -205,7 +205,11 @@ def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -239,7 +243,7 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
 @pytest.mark.integration
 def test_a_notebook_on_standard_input(root: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
+        [sys.executable, "-m", "dispatchguard", "check", *SELECT, "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
         cwd=root, input=json.dumps(AGENT), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1
@@ -296,7 +300,7 @@ def test_the_flake8_plugin_is_unaffected(root: Path) -> None:
             cwd=root, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode in (0, 1), done.stderr
-        return sorted(line.removeprefix("./") for line in done.stdout.splitlines())
+        return sorted(line.removeprefix("./") for line in about(done.stdout.splitlines()))
 
     before = flake8()
     write(root / "agent.ipynb", AGENT)
