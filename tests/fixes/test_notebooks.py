@@ -16,7 +16,7 @@ from dispatchguard.fix import apply_fixes, with_fixes
 from dispatchguard.lint import check_paths, load_config
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
-from ..conftest import about
+from ..conftest import SELECT, about
 
 TOOL = """\
 from crewai.tools import BaseTool
@@ -144,7 +144,11 @@ def test_fix_data_is_in_cells_and_applies_to_the_cell(root: Path) -> None:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
