@@ -51,6 +51,8 @@ ABOUT = frozenset({"DG001", "DG002", "DG101", "DG102", "DG103", "DG104"})
 _DG_CODE = re.compile(r"\bDG\d{3}\b")
 #: ``--select`` of a command whose whole output (counts, exit status) a test compares
 SELECT = ("--select", ",".join(sorted(ABOUT)))
+#: the same, as a line of a ``[tool.dispatchguard]`` table
+ABOUT_SELECT = "select = [" + ", ".join(f'"{code}"' for code in sorted(ABOUT)) + "]"
 
 
 def about(findings: Any, codes: frozenset[str] = ABOUT) -> list:
