@@ -565,18 +565,7 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         scope.is_tool = ctx.kind(prefix + node.name) == CLASS
     else:
         scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
-    # class-level declarations are visible as self.<attr> in every method, whatever the order, and
-    # so are the methods that make tools (self.tool = self._create_tool() in __init__)
-    for stmt in node.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scope.methods[stmt.name] = stmt
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
-                ctx.kind_of(stmt.value) if stmt.value is not None else None
-            )
-        if scope.is_tool and _declares_content_and_artifact(stmt):
-            # a LangChain tool class returning (content, artifact): only the content reaches the model
-            scope.artifact = True
+    _declare_members(ctx, scope, node)
     if enclosing.kind == "function":
         enclosing.names[node.name] = CLASS if scope.is_tool else None
         enclosing.quals.pop(node.name, None)
@@ -589,6 +578,21 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         ctx.body(node.body)
     finally:
         ctx.scopes.pop()
+
+
+def _declare_members(ctx: WalkState, scope: Scope, node: ast.ClassDef) -> None:
+    """Class-level declarations are visible as self.<attr> in every method, whatever the order,
+    and so are the methods that make tools (self.tool = self._create_tool() in __init__)."""
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope.methods[stmt.name] = stmt
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            scope.attrs[stmt.target.id] = ctx.annotation_kind(stmt.annotation) or (
+                ctx.kind_of(stmt.value) if stmt.value is not None else None
+            )
+        if scope.is_tool and _declares_content_and_artifact(stmt):
+            # a LangChain tool class returning (content, artifact): only the content reaches the model
+            scope.artifact = True
 
 
 _RESPONSE_FORMAT = "response_format"
