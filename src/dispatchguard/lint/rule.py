@@ -1,11 +1,13 @@
 """What a rule is: one :class:`Rule` value per module of :mod:`dispatchguard.lint.rules`.
 
-A rule module binds ``RULE = Rule(...)``: its code, name and messages, what it visits, its own
-exemptions, the module of :mod:`dispatchguard.fix` that fixes it (named, never imported here: the
-checker stays free of libcst) and a few canonical examples for its documentation. Everything that
-lists rules (the engine, the walker, ``fix``, the output formats, the docs checks, the tests)
-reads :data:`dispatchguard.lint.rules.RULES`, so adding a rule is one module, one page in
-``docs/rules/`` and, for a fixable rule, one fixer module.
+A rule module binds ``RULE = Rule(...)``: its code, name and messages, the hooks it declares
+(:data:`HOOKS`, the one table of them), its own exemptions (test files are skipped unless it
+``checks_tests``), the module of :mod:`dispatchguard.fix` that fixes it (named, never imported
+here: the checker stays free of libcst) and a few canonical examples for its documentation.
+Everything that lists rules (the engine, the walker, ``fix``, the output formats, ``check
+--help``, the docs and their lists, the tests) reads :data:`dispatchguard.lint.rules.RULES`, so
+adding a rule is one module, its case file and its page in ``docs/rules/`` (and, for a fixable
+rule, one fixer module): ``tests/lint/test_new_rule.py`` holds CONTRIBUTING's recipe to it.
 """
 
 from __future__ import annotations
