@@ -104,3 +104,14 @@ def test_the_flake8_prefix_and_ruffs_external_cover_every_code() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert pyproject["project"]["entry-points"]["flake8.extension"] == {plugin.name: plugin.value}
     assert plugin.name in pyproject["tool"]["ruff"]["lint"]["external"]
+
+
+def test_the_fixture_projects_select_the_codes_the_tests_are_about() -> None:
+    """The fix projects' configurations write ``tests.conftest.ABOUT`` out (a TOML file cannot import it)."""
+    from ..conftest import ABOUT_SELECT
+
+    projects = sorted((ROOT / "tests" / "fixes" / "projects").glob("*/pyproject.toml"))
+    selecting = [p for p in projects if "[tool.dispatchguard]" in p.read_text(encoding="utf-8")]
+    assert selecting
+    for path in selecting:
+        assert ABOUT_SELECT in path.read_text(encoding="utf-8").splitlines(), path
