@@ -59,6 +59,9 @@ class VerifyOptions:
     factories: dict[str, str] = field(default_factory=dict)
     isolation: str = "auto"
     python: str | None = None
+    #: ``fix --verify`` (issue 35): tool label -> the project's dispatcher to call with the same
+    #: arguments after the tool's calls (the worker's ``job["dispatch"]``, see worker.py)
+    dispatch: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_settings(
@@ -101,6 +104,9 @@ class ToolReport:
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     isolation: str = ""
+    #: what the project's dispatcher answered for the tool (``VerifyOptions.dispatch``): one record
+    #: per arguments dict, ``{"arguments": ..., "answers": [...]}``
+    dispatched: tuple[dict[str, Any], ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -256,9 +262,12 @@ def verify_tool(target: ToolTarget, options: VerifyOptions, *, isolation: str | 
             "examples": options.examples.get(target.label, []),
             "loopback": options.loopback,
             "python": options.python,
+            "dispatch": options.dispatch.get(target.label),
         }
         (home / "job.json").write_text(json.dumps(job), encoding="utf-8")
         limit = STARTUP_SECONDS + options.cases * options.timeout * 2
+        if target.label in options.dispatch:  # and the dispatcher's calls
+            limit += options.cases * options.timeout * int(options.dispatch[target.label].get("repeat", 1))
         read_end, write_end = os.pipe()
         alive_end, alive = os.pipe()  # held by the reaper alone: its end is the reaper's exit
         os.set_blocking(alive_end, False)
@@ -332,6 +341,7 @@ def judge(
         "cpu_seconds": cpu,
         "wall_seconds": wall,
         "isolation": level,
+        "dispatched": dispatched_records(records[:-1]),
     }
     if end.get("status") in ("not_built", "error", "crashed"):
         return ToolReport(target, end["status"], str(end.get("reason", "")), **common)
@@ -345,6 +355,11 @@ def judge(
     if end.get("status") != "verified":
         return ToolReport(target, "error", "the worker reported a violation that none of its calls shows", **common)
     return ToolReport(target, "verified", **common)
+
+
+def dispatched_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The records of the calls through the project's dispatcher (``VerifyOptions.dispatch``)."""
+    return tuple(r for r in records if r.get("dispatched"))
 
 
 def _number(value: Any) -> int:

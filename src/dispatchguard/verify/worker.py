@@ -272,6 +272,9 @@ def tool_side(job: dict[str, Any], channel: Channel, output: OutputCounter) -> N
     threads_before = threading.active_count()
     while True:
         request = channel.receive()
+        if "dispatch" in request:  # fix --verify: the same arguments through the project's dispatcher
+            channel.send(dispatch_call(job, request["dispatch"], model, output))
+            continue
         if "arguments" not in request:
             break
         arguments = _accepted(model, request["arguments"])
@@ -416,6 +419,67 @@ def _tool_process(job: dict[str, Any], job_path: Path, sock: socket.socket) -> N
         except BaseException:
             pass
     os._exit(0)  # threads the tool left are not joined
+
+
+# ---- the tool's process, issue 35 (``fix --verify``): the project's dispatcher called with the tool's name --
+#
+# ``job["dispatch"]`` names the project's dispatcher and the name it serves the tool under:
+# ``module``, ``function`` (a function, or the module-level instance whose ``method`` is called),
+# ``action`` (``[module, class, name field, args field]`` for ``f(Action(name=..., args=...))``),
+# ``name``, ``import_root``, ``repeat`` (calls per arguments) and ``arguments`` (the argument dicts
+# to send; None: ``cases`` drawn from the tool's schema, the same for the same schema). After its
+# calls of the tool, the worker sends each arguments dict as ``{"dispatch": arguments}``; the tool's
+# process answers ``{"arguments": ..., "answers": [raw answer, ...]}`` (or ``{"rejected": True}``),
+# which the worker relays as a ``{"dispatched": True, ...}`` record.
+
+
+def dispatch_call(job: dict[str, Any], values: Any, model: Any, output: OutputCounter) -> dict[str, Any]:
+    """In the tool's process: the project's dispatcher called ``repeat`` times with the tool's name
+    and ``values`` (as the tool's schema reads them), each answer's raw value."""
+    arguments = _accepted(model, values)
+    if arguments is None:
+        return {"rejected": True}
+    spec = job["dispatch"]
+    answers = []
+    for _ in range(int(spec.get("repeat", 1))):
+        output.taken()
+        answer: dict[str, Any] = {}
+        signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+        try:
+            result = _dispatch(spec, arguments)
+        except CallTimeout:
+            answer["timeout"] = True
+        except Exception as exc:
+            answer["raised"] = f"{type(exc).__name__}: {_shown(str(exc))}"
+        else:
+            answer["type"] = "str" if isinstance(result, str) else type(result).__name__
+            answer["text" if isinstance(result, str) else "shown"] = (
+                str.__str__(result) if isinstance(result, str) else _shown(result)
+            )
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        answers.append(answer)
+    output.taken()
+    return {"arguments": arguments, "answers": answers}
+
+
+def _dispatch(spec: dict[str, Any], arguments: dict[str, Any]) -> Any:
+    """Call the dispatcher as the project's code calls it (an async one to its end)."""
+    import asyncio
+    import inspect
+
+    if spec.get("import_root") and spec["import_root"] not in sys.path:
+        sys.path.append(spec["import_root"])
+    dispatcher = _attribute(importlib.import_module(spec["module"]), spec["function"])
+    if spec.get("method"):
+        dispatcher = getattr(dispatcher, spec["method"])
+    action = spec.get("action")
+    if action:
+        made = _attribute(importlib.import_module(action[0]), action[1])
+        result = dispatcher(made(**{action[2]: spec["name"], action[3]: arguments}))
+    else:
+        result = dispatcher(spec["name"], arguments)
+    return asyncio.run(result) if inspect.iscoroutine(result) else result
 
 
 # ---- the worker: it never imports the project; it generates the arguments and judges ---------
@@ -629,6 +693,8 @@ def drive(job: dict[str, Any], channel: Channel, records: Records) -> dict[str, 
         if gone.args:
             return {"status": "error", "reason": str(gone.args[0]), "calls": calls[0]}
         raise
+    if job.get("dispatch"):
+        through_dispatcher(job, first["schema"], channel, records)
     channel.send({"stop": True})
     done = channel.receive()
     if "error" in done:
@@ -662,6 +728,31 @@ def _explore(strategy: Any, one_call: Any, job: dict[str, Any]) -> ContractViola
     except ContractViolation as violation:
         return violation
     return None
+
+
+# ---- the worker's side, issue 35 (``fix --verify``): the same arguments through the project's dispatcher
+# (see the tool's side above, after ``_tool_process``)
+
+
+def through_dispatcher(job: dict[str, Any], schema: dict[str, Any], channel: Channel, records: Records) -> None:
+    """Send the dispatch job's arguments (or ``cases`` drawn from ``schema``, failing none) through
+    the tool's process to the project's dispatcher, relaying each answer as a record."""
+    arguments = job["dispatch"].get("arguments")
+    if arguments is None:
+        drawn: list[Any] = []
+
+        def draw(values: Any) -> None:
+            drawn.append(values)
+
+        _explore(arguments_of(schema), draw, {**job, "examples": []})
+        arguments = list({_dumps(a, sort_keys=True, default=repr): a for a in drawn}.values())
+    for sent in arguments:
+        channel.send({"dispatch": sent})
+        reply = channel.receive()
+        if "error" in reply:
+            raise ToolGone(reply["error"])
+        if not reply.get("rejected"):
+            records.send({"dispatched": True, "arguments": reply.get("arguments"), "answers": reply.get("answers")})
 
 
 def _undumpable() -> None:
