@@ -11,6 +11,8 @@ from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.index import module_names, summarise
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
+
 BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
 
 
@@ -53,7 +55,7 @@ def test_module_level_bindings_across_modules(defs: str, use: str, expected: boo
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + defs + "\n"}
     name = use.split(".", 1)[0].split("[", 1)[0]
     source = f"from pkg.tools import {name}\n{use}\n"
-    found = [f.code for f in check_source(source, path="pkg/agent.py", extra=extra) if f.code == "DG101"]
+    found = [f.code for f in about(check_source(source, path="pkg/agent.py", extra=extra)) if f.code == "DG101"]
     assert bool(found) is expected, (defs, use)
 
 
@@ -92,7 +94,8 @@ def test_files_outside_the_root_are_named_by_their_packages(tmp_path: Path) -> N
     (outside / "__init__.py").write_text(BASE)
     (outside / "use.py").write_text("from pkg import T\nT().run()\n")
     report = check_paths([outside], LintConfig(root=root), use_cache=False)
-    assert sorted((Path(f.path).name, f.code) for f in report.findings) == [("use.py", "DG101"), ("use.py", "DG102")]
+    found = sorted((Path(f.path).name, f.code) for f in about(report.findings))
+    assert found == [("use.py", "DG101"), ("use.py", "DG102")]
 
 
 def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
@@ -103,7 +106,7 @@ def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
     (tmp_path / "z.py").write_text("from y import Search\nhelper_tool = Search()\n")
     (tmp_path / "plain.py").write_text("VALUE = 1\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = [(Path(f.path).name, f.line, f.code) for f in report.findings]
+    found = [(Path(f.path).name, f.line, f.code) for f in about(report.findings)]
     assert found == [("a.py", 3, "DG101"), ("z.py", 2, "DG102")]
     assert report.files_parsed == 4  # y, z, a twice (its first walk's lookups no longer held); never plain.py
     assert report.files_walked == 4
@@ -125,7 +128,7 @@ def test_a_common_tool_name_makes_candidates_only_of_files_naming_its_module(tmp
     (app / "package.py").write_text("import app.tools\n\ndef run():\n    return app.tools.add.invoke({})\n")
     (tmp_path / "app" / "sets.py").write_text("seen = set()\n\ndef remember(x):\n    seen.add(x)\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in about(report.findings))
     assert found == [
         ("direct.py", 4, "DG101"),
         ("math.py", 5, "DG104"),
@@ -144,7 +147,7 @@ def test_a_later_round_finds_a_tool_reached_by_a_relative_import_of_dots_only(tm
     (package / "__init__.py").write_text("from .base import Search\n")
     (package / "use.py").write_text("from . import Search\n\ndef go():\n    return Search().run('q')\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in about(report.findings))
     assert found == [("use.py", 4, "DG101"), ("use.py", 4, "DG102")]
 
 
@@ -160,12 +163,12 @@ def test_a_tool_a_class_body_binds_is_reached_through_the_class_from_another_mod
         "    return GetCoinMetadata.save_dataset.invoke(symbol)\n"
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("main.py", 5, "DG101")]
+    assert [(Path(f.path).name, f.line, f.code) for f in about(report.findings)] == [("main.py", 5, "DG101")]
 
 
 def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
-    found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)
+    found = about(check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra))
     assert [f.code for f in found] == ["DG101"]
 
 
@@ -195,7 +198,7 @@ def test_a_lazily_exported_tool_class_is_a_tool(tmp_path: Path) -> None:
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
-    found = check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings
+    found = about(check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings)
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in found] == [("app.py", 3, "DG102")]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import built_once
+from ..conftest import ABOUT_SELECT, built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "newsroom"
@@ -96,6 +96,10 @@ def example_repo(tmp_path: Path):
     def make(twin: str) -> Path:
         repo = tmp_path / twin
         shutil.copytree(EXAMPLE / twin, repo, ignore=shutil.ignore_patterns("__pycache__", ".dispatchguard_cache"))
+        # the hooks' tests are about the codes the example shows, not about every rule there will be
+        config = repo / "pyproject.toml"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("[tool.dispatchguard]\n", f"[tool.dispatchguard]\n{ABOUT_SELECT}\n", 1))
         init_repo(repo)
         git(repo, "add", "-A")
         return repo

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import ABOUT_SELECT
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -139,7 +141,7 @@ def test_check_hook_sees_stubs_and_honours_exclude(tmp_path, pre_commit_run):
     `extend-exclude` or .gitignore'd (added with -f) is not reported although pre-commit names it."""
     repo = tmp_path / "stubs"
     files = {
-        "pyproject.toml": '[tool.dispatchguard]\nextend-exclude = ["generated"]\n',
+        "pyproject.toml": f'[tool.dispatchguard]\nextend-exclude = ["generated"]\n{ABOUT_SELECT}\n',
         ".gitignore": "scratch/\n",
         "app/__init__.py": "",
         "app/tools.py": "from crewai.tools import BaseTool\n\n\nclass Search(BaseTool):\n    name: str = 'search'\n",

@@ -34,7 +34,7 @@ class WalkState(Protocol):
     texts: dict[str, str]
     literals: dict[str, ast.expr | None]
     wanted_methods: frozenset[str]
-    call_rules: list[Callable[..., None]]
+    tool_class_rules: list[Callable[..., None]]
     function_rules: list[Callable[..., None]]
     dispatchers: tuple[str, ...]
     dispatcher_names: frozenset[str]
@@ -86,8 +86,7 @@ LEAVES = frozenset(
 
 
 def _call(ctx: WalkState, node: ast.Call) -> None:
-    for rule in ctx.call_rules:
-        rule(ctx, node)
+    # the rules' call hooks ran before (the walker's node hooks)
     if ctx.function_rules:
         _tool_function_refs(ctx, node)
     ctx.generic_visit(node)
@@ -607,8 +606,24 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         scope.is_tool = ctx.kind(prefix + node.name) == CLASS
     else:
         scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
-    # class-level declarations are visible as self.<attr> in every method, whatever the order, and
-    # so are the methods that make tools (self.tool = self._create_tool() in __init__)
+    _declare_members(ctx, scope, node)
+    if enclosing.kind == "function":
+        enclosing.names[node.name] = CLASS if scope.is_tool else None
+        enclosing.quals.pop(node.name, None)
+        enclosing.classes.add(node.name)
+    if scope.is_tool:
+        for check in ctx.tool_class_rules:
+            check(ctx, node)
+    ctx.scopes.append(scope)
+    try:
+        ctx.body(node.body)
+    finally:
+        ctx.scopes.pop()
+
+
+def _declare_members(ctx: WalkState, scope: Scope, node: ast.ClassDef) -> None:
+    """Class-level declarations are visible as self.<attr> in every method, whatever the order,
+    and so are the methods that make tools (self.tool = self._create_tool() in __init__)."""
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             scope.methods[stmt.name] = stmt
@@ -619,15 +634,6 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         if scope.is_tool and _declares_content_and_artifact(stmt):
             # a LangChain tool class returning (content, artifact): only the content reaches the model
             scope.artifact = True
-    if enclosing.kind == "function":
-        enclosing.names[node.name] = CLASS if scope.is_tool else None
-        enclosing.quals.pop(node.name, None)
-        enclosing.classes.add(node.name)
-    ctx.scopes.append(scope)
-    try:
-        ctx.body(node.body)
-    finally:
-        ctx.scopes.pop()
 
 
 _RESPONSE_FORMAT = "response_format"
