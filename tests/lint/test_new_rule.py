@@ -168,8 +168,11 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def pytest_in(copy: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    # the copy's sources first: the package installed for the tests is this checkout's, editable
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy / "src"), os.environ.get("PYTHONPATH", "")])}
+    # the copy's sources first: the package installed for the tests is this checkout's, editable;
+    # not measured by the suite's coverage (a copy's lines are not this checkout's, and coverage
+    # would double the run's CPU)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(copy / "src"), os.environ.get("PYTHONPATH", "")])
     return subprocess.run(
         [sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider"],
         cwd=copy,
@@ -229,30 +232,26 @@ def collected(copy: Path) -> set[str]:
     return {line for line in done.stdout.splitlines() if "::" in line}
 
 
+#: what taking a rule out of preview changes besides its module: the lists scripts/rules_index.py writes
+LISTS = ["README.md", "docs/cli.md", "docs/rules/README.md"]
+
+
 @pytest.mark.integration
-def test_a_rule_added_by_the_recipe_touches_only_its_own_files(tmp_path: Path) -> None:
+def test_a_rule_added_by_the_recipe_touches_only_its_own_files_in_and_out_of_preview(tmp_path: Path) -> None:
+    """In preview, the rule's three files and nothing else; out of preview (reporting in the
+    front-end and fixture tests' projects, which compare only the codes they are about), the
+    generated lists besides, and no other test changes its outcome. One copy for both steps: the
+    recipe's run is the cost of this test (the fast layer of the checker, twice)."""
     copy = copy_of_the_repository(tmp_path)
     tests_before, before = collected(copy), snapshot(copy)
     for rel, text in ADDED.items():
         (copy / rel).write_text(text, encoding="utf-8")
 
     run_recipe(copy, tests_before)
-
     changed, added = changes(before, snapshot(copy))
     assert changed == []
     assert added == sorted(ADDED)
 
-
-#: what taking a rule out of preview changes besides its module: the lists scripts/rules_index.py writes
-LISTS = ["README.md", "docs/cli.md", "docs/rules/README.md"]
-
-
-@pytest.mark.integration
-def test_a_rule_leaving_preview_changes_only_the_generated_lists(tmp_path: Path) -> None:
-    """Front-end and fixture tests compare only the codes they are about: a rule out of preview,
-    reporting in their projects, changes none of their outcomes."""
-    copy = copy_of_the_repository(tmp_path)
-    tests_before, before = collected(copy), snapshot(copy)
     for rel, text in ADDED.items():
         (copy / rel).write_text(text.replace("    preview=True,\n", ""), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(copy / "src")}
@@ -260,7 +259,6 @@ def test_a_rule_leaving_preview_changes_only_the_generated_lists(tmp_path: Path)
     subprocess.run(script, cwd=copy, env=env, check=True, capture_output=True)
 
     run_recipe(copy, tests_before)
-
     changed, added = changes(before, snapshot(copy))
     assert changed == LISTS
     assert added == sorted(ADDED)
