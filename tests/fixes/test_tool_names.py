@@ -5,6 +5,8 @@ the name a project's dispatcher serves a tool under when the registry is built f
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,34 @@ def test_a_direct_call_goes_through_the_dispatcher_under_the_tools_own_name(
     report = apply_fixes(["desk/flow.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG101"])
     assert [a.code for a in report.applied] == ["DG101"], report.skipped
     assert 'return run_tool("sla_report", {"ticket": t})' in (tmp_path / "desk" / "flow.py").read_text()
+
+
+@pytest.mark.integration
+def test_a_tool_function_called_directly_goes_through_the_dispatcher_under_its_decorator_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DG101: `@tool("sla_report") def report(...)` held by `for t in TOOLS: if t.name == name`, so
+    `report.invoke({...})` becomes `run_tool("sla_report", {...})`; the flow, run with LangChain
+    before and after, answers the same."""
+    tools = SHAPES["@tool('name') function"][0]
+    router = (
+        "from desk.tools import report\n\nTOOLS = [report]\n\n\ndef run_tool(name, args):\n"
+        "    for t in TOOLS:\n        if t.name == name:\n            return t.invoke(args)\n    raise KeyError(name)\n"
+    )
+    _desk(tmp_path, tools, router)
+    (tmp_path / "desk" / "flow.py").write_text(
+        'from desk.tools import report\n\n\ndef flow(t):\n    return report.invoke({"ticket": t})\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    before = _run_flow(tmp_path)
+    report = apply_fixes(["desk/flow.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG101"])
+    assert [a.code for a in report.applied] == ["DG101"], report.skipped
+    assert 'return run_tool("sla_report", {"ticket": t})' in (tmp_path / "desk" / "flow.py").read_text()
+    assert before == _run_flow(tmp_path) == "{'ticket': 'T-1'}\n"
+
+
+def _run_flow(root: Path) -> str:
+    code = "from desk.flow import flow; print(flow('T-1'))"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
