@@ -7,7 +7,9 @@ never the user's code):
   (``run_tool(name, args)``: a project function of two parameters), else dispatchguard's own
   ``dispatch_tool`` bound to the dispatchguard registry the project registers the tool into;
 - :meth:`ToolFacts.registered_names`: the keys a tool is registered under in the registries the
-  dispatcher reads (``TOOLS = {"calculator": CalculatorTool()}``, ``TOOLS["calc"] = ...``);
+  dispatcher reads (``TOOLS = {"calculator": CalculatorTool()}``, ``TOOLS["calc"] = ...``), or
+  the name it gives itself in a registry keyed by ``.name`` (``{t.name: t for t in tools}``, a
+  dispatcher comparing ``t.name == name``: :mod:`.tool_names`);
 - :meth:`ToolFacts.value_class`: the class of the value an expression denotes (``self``, a call
   of a class, a name assigned once or annotated in the enclosing function or module);
 - :meth:`ToolFacts.is_pydantic_model`: whether a class derives from a pydantic model;
@@ -136,6 +138,7 @@ class ToolFacts:
         self._trees: dict[str, ast.Module | None] = {}
         self._caller_search = CallerSearch(self)
         self._file_bytes: dict[str, bytes] = {}
+        self._members: dict[tuple[str, bool], list[tuple[str, ast.expr]]] = {}  # registry keyed by .name -> tools
 
     # ------------------------------------------------------------------ modules
 
@@ -529,7 +532,10 @@ class ToolFacts:
         :mod:`.tool_names`): its ``name=`` keyword, ``@tool("name")``, its class's ``name`` field."""
         out = []
         for registry in sorted(dispatcher.registries | dispatcher.named):
-            for key, element in self._name_keyed_members(registry, registry in dispatcher.named):
+            is_list = registry in dispatcher.named
+            if (registry, is_list) not in self._members:
+                self._members[registry, is_list] = self._name_keyed_members(registry, is_list)
+            for key, element in self._members[registry, is_list]:
                 found = self._own_name_entry(key, element, registry, class_qual, binding_qual)
                 if found is not None:
                     out.append(found)
