@@ -92,6 +92,8 @@ def through_dispatchers(copy: Path, originals: dict[str, bytes], changed: list[s
         reach = [t for t in targets if t.label in plans]
         out: dict[str, Any] = {"fixed tools": len(targets), "reachable through a project dispatcher": len(reach),
                                "dispatchers": sorted({p["label"] for p in plans.values()}), "tools": []}  # fmt: skip
+        if not plans:
+            out["why no dispatcher"] = no_dispatcher(config)
         if not reach:
             return out
         options = VerifyOptions.from_settings(config.verify, cases=cases)
@@ -120,6 +122,30 @@ def through_dispatchers(copy: Path, originals: dict[str, bytes], changed: list[s
             "taken back by fix --verify": dispatcher_change(was, now, plan),
         })  # fmt: skip
     return out
+
+
+def no_dispatcher(config: Any) -> str:
+    """Why ``fix --verify`` has no dispatcher of the project's own to call: none configured and
+    none detected, or each dispatch point ``check`` detects with why it is not of a callable shape."""
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts, Unknown
+
+    files = project_files([config.root], config)[0]
+    facts = ToolFacts(config, files)
+    keys = {Path(key).resolve(): key for key in facts.project.files}
+    entries = []
+    for shown, _, function in check_paths([str(config.root)], config, nested=False).dispatch_points:
+        key = keys.get(Path(shown).resolve())
+        if key is not None and function != "<module>":
+            entries.append(f"{facts.module_name(key)}.{function}")
+    if config.dispatchers_configured:
+        entries = list(config.dispatchers)
+    if not entries:
+        return "no dispatchers configured and no dispatch point detected by check"
+    found = ToolFacts(dataclasses.replace(config, dispatchers=tuple(dict.fromkeys(entries))), files).dispatchers
+    if isinstance(found, Unknown):
+        return found.reason
+    return "dispatchers " + ", ".join(d.label for d in found) + " serve none of the fixed tools under one name"
 
 
 def measure(

@@ -126,7 +126,10 @@ def test_unregistered_tool_is_not_rewritten(project, capsys):
     (project / "app" / "agent.py").write_text(AGENT)
     code, out, _ = run(capsys, "--unsafe-fixes", "--select", "DG101", "app")
     assert code == 1
-    assert "`KpiTool` is not registered under a literal key in a registry `app.dispatcher.run_tool` looks up" in out
+    assert (
+        "`KpiTool` is not registered under a literal key, nor under its own name, "
+        "in a registry `app.dispatcher.run_tool` looks up"
+    ) in out
 
 
 def test_without_runtime_dependency_json_dumps_is_used(project, capsys):

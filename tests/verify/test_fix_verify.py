@@ -468,3 +468,44 @@ def test_the_dispatcher_is_called_in_each_shape_the_fix_knows(
     assert (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8") == DESK_TOOLS
     (reason,) = [s.reason for s in report.skipped]
     assert f"the project's dispatcher `{label}` answers differently for `sla_report` with" in reason, reason
+
+
+#: registries keyed by each tool's own name (its `name: str = "sla_report"` field): the encoding
+#: dispatcher of a comprehension, and the passing one that walks a list and compares names
+NAME_KEYED_ROUTERS = {
+    "comprehension, encoding": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\nTOOLS = {t.name: t for t in [SlaReportTool()]}\n\n\n"
+        "def run_tool(name, args):\n    return json.dumps(TOOLS[name].run(**args), default=str)\n",
+        True,
+    ),
+    "compared names, passing": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\nTOOLS = [SlaReportTool()]\n\n\n"
+        "def run_tool(name, args):\n    for tool in TOOLS:\n        if tool.name == name:\n"
+        "            result = tool.run(**args)\n"
+        "            return result if isinstance(result, str) else json.dumps(result, default=str)\n"
+        "    raise KeyError(name)\n",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NAME_KEYED_ROUTERS))
+def test_a_dispatcher_whose_registry_is_keyed_by_the_tools_own_names_is_called(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the fix knew no registered name for a tool in such a registry, so `--verify` never
+    called the dispatcher: the encoding dispatcher's double encoding went unseen. Now the fix is
+    taken back there (the reason names `sla_report`), and kept where the dispatcher answers the same."""
+    router, taken_back = NAME_KEYED_ROUTERS[case]
+    _desk(tmp_path, router)
+    monkeypatch.chdir(tmp_path)
+    report = _fix_and_verify(tmp_path)
+    fixed = (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8")
+    if taken_back:
+        assert fixed == DESK_TOOLS
+        (reason,) = [s.reason for s in report.skipped]
+        assert "the project's dispatcher `desk.router.run_tool` answers differently for `sla_report` with" in reason
+        assert [(f.path, f.code) for f in report.remaining] == [("desk/tools.py", "DG103")]
+    else:
+        assert [s.reason for s in report.skipped] == []
+        assert "return json.dumps(SlaReport(" in fixed and [a.code for a in report.applied] == ["DG103"]
