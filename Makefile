@@ -11,13 +11,13 @@ PYTEST_WORKERS ?= auto
 
 .PHONY: demo test test-fast venv editors sandbox otel-receiver lint bench clean
 
-# uv installs what pip would (the same resolution from PyPI) about 4x faster: pip only bootstraps it
-# into .venv, which keeps pip itself (the tests run `python -m pip` and `python -m venv`).
+# uv installs from PyPI about 4x faster than pip: pip only bootstraps it into .venv, which keeps a
+# current pip itself (the tests run `python -m pip`, whose requirement syntax must be current).
 UV := $(BIN)/uv
 
 $(UV):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet 'uv>=0.5'
+	$(BIN)/python -m pip install --quiet --upgrade pip 'uv>=0.5'
 
 $(DEMO_STAMP): pyproject.toml | $(UV)
 	$(UV) pip install --quiet --python $(BIN)/python -e .
