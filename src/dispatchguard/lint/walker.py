@@ -49,6 +49,7 @@ from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
     calls_same_function,
+    chat_model_of,
     class_of_instance,
     constructor_parameter,
     parameter_position,
@@ -56,7 +57,7 @@ from dispatchguard.lint.inference.flow import (
     rooted_in,
     tool_run_output,
 )
-from dispatchguard.lint.inference.module_returns import loop_value
+from dispatchguard.lint.inference.module_returns import loop_value, top_level_values
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
@@ -101,6 +102,7 @@ class Context:
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
         self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
+        self.module_values: dict[str, ast.expr] | None = None  # module-level name -> its one value
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
         #: names bound by the enclosing loops over a model reply's tool calls (``for call in
@@ -370,6 +372,25 @@ class Context:
         """Which of ``makers`` (classes or factory functions, qualified) made the value of ``node``
         (:func:`.inference.flow.class_of_instance`)."""
         return class_of_instance(self, node, fn, makers.__contains__)
+
+    def chat_model(self, node: ast.AST, fn: FunctionInfo) -> str | None:
+        """The chat model class outside the project ``node`` is an instance of
+        (:func:`.inference.flow.chat_model_of`)."""
+        return chat_model_of(self, node, fn)
+
+    def attribute_value(self, node: ast.AST, fn: FunctionInfo) -> ast.expr | None:
+        """The call that builds ``self.<attr>`` or the annotation that declares it, in ``fn``'s class
+        (what the walk recorded: ``self.llm = ChatOpenAI(...)``, ``llm: ChatOpenAI = ...``); else None."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return None
+        cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
+        return cls.attr_types.get(node.attr) if cls is not None else None
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value of a module-level name's only binding, a plain assignment at the top level."""
+        if self.module_values is None:
+            self.module_values = top_level_values(self.tree.body if self.tree is not None else [])
+        return self.module_values.get(name)
 
     def tool_output(self, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
         """What running the library tool ``node`` with ``method`` gives, when not JSON text

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.kinds import CLASS, REGISTRY
-from dispatchguard.lint.library import library_tool_output, run_answer
+from dispatchguard.lint.library import chat_model_class, library_tool_output, run_answer
 
 if TYPE_CHECKING:
     from dispatchguard.lint.modules import ModuleInfo
@@ -261,6 +261,23 @@ def tool_run_output(ctx: FlowContext, node: ast.AST, method: str, fn: FunctionIn
     return f"{output} (what `{name}` answers)" if output is not None else None
 
 
+def chat_model_of(ctx: FlowContext, node: ast.AST, fn: FunctionInfo) -> str | None:
+    """The chat model class outside the project ``node`` is an instance of: a class whose ``invoke``
+    is declared to answer a message (the environment's sources, else the bundled SDK table), or a
+    chat model class of the library table (:func:`..library.chat_model_class`)."""
+
+    def is_chat_model(qual: str) -> bool:
+        if not ctx.resolver.outside(qual):
+            return False
+        if chat_model_class(qual):
+            return True
+        declared = ctx.method_returns(qual, "invoke")
+        return declared is not None and declared.startswith(_MESSAGE_VERDICTS)
+
+    return class_of_instance(ctx, node, fn, is_chat_model)
+
+
+_MESSAGE_VERDICTS = tuple(f"an instance of `{m}`" for m in ("AIMessage", "BaseMessage", "AIMessageChunk"))
 _TOOL_BATCHES = frozenset({"batch", "abatch"})
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 

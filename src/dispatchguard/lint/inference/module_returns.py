@@ -229,6 +229,7 @@ class ModuleKnowledge:
         self.defined = defined
         self.functions: dict[str, SyntaxFunction] = {}
         self._constants: dict[str, ast.expr | None] | None = None
+        self._values: dict[str, ast.expr] | None = None
 
     def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
         """``node``'s dotted name through the module's own imports (as written) or top-level names (bare).
@@ -295,6 +296,20 @@ class ModuleKnowledge:
         """Always None: the index does not follow bindings to the classes that made them."""
         return None
 
+    def chat_model(self, node: ast.AST, fn: Function) -> str | None:
+        """Always None: outside classes are the walker's, not the index's."""
+        return None
+
+    def attribute_value(self, node: ast.AST, fn: Function) -> ast.expr | None:
+        """Always None: the index does not follow ``self`` attributes."""
+        return None
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value of a top-level name's only binding, a plain assignment (:func:`top_level_values`)."""
+        if self._values is None:
+            self._values = top_level_values(self.body)
+        return self._values.get(name)
+
     def module_text(self, name: str) -> str | None:
         """The text of a top-level name bound once to a str constant, else None."""
         value = self.constants().get(name)
@@ -318,6 +333,42 @@ class ModuleKnowledge:
 
 
 _LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+
+
+def top_level_values(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """name -> value for the top-level names of a module bound once, by a plain assignment (``chain
+    = prompt | llm | StrOutputParser()``); a name bound more than once, or otherwise (a ``def``, an
+    import, a loop, an ``if`` at top level), is left out."""
+    values: dict[str, ast.expr] = {}
+    rebound: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names = [stmt.targets[0].id]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            names = [stmt.target.id]
+        else:
+            names = _bound_names(stmt)
+            rebound.update(names)
+            continue
+        for name in names:
+            if name in values:
+                rebound.add(name)
+            values[name] = stmt.value  # type: ignore[assignment]
+    return {name: value for name, value in values.items() if name not in rebound}
+
+
+def _bound_names(stmt: ast.AST) -> list[str]:
+    """The names a top-level statement other than a plain assignment binds: its targets, imports
+    and definitions (a compound statement's inner bindings too; nested scopes left out)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".", 1)[0] for a in stmt.names]
+    if isinstance(stmt, ast.Name):
+        return [stmt.id] if isinstance(stmt.ctx, ast.Store) else []
+    if isinstance(stmt, (ast.Lambda, ast.expr_context)):
+        return []
+    return [name for child in ast.iter_child_nodes(stmt) for name in _bound_names(child)]
 
 
 def summarise_returns(

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
 
 JSON = "json"
@@ -196,6 +197,16 @@ class Knowledge(Protocol):
         """Which of ``makers`` (qualified names of classes or factory functions) made the value of
         ``node``, following its bindings; None when none did or it cannot tell."""
 
+    def chat_model(self, node: ast.AST, fn: Function) -> str | None:
+        """The chat model class outside the project ``node`` is an instance of (its ``invoke`` is
+        declared to answer a message, or the library table names it), following its bindings."""
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value a module-level name is bound to by its only binding, a plain assignment; else None."""
+
+    def attribute_value(self, node: ast.AST, fn: Function) -> ast.expr | None:
+        """The call or annotation ``self.<attr>`` is first bound to in ``fn``'s class, else None."""
+
 
 class Classifier:
     """What a returned expression is: :data:`JSON`, None (unknown) or a description of a value
@@ -332,6 +343,15 @@ class Classifier:
         if inner == JSON:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
+
+    def attribute(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``.content`` of an agent's last message or of a chat model's reply, ``.raw`` of a crew's
+        run (:mod:`.model_text`); None for any other attribute."""
+        if node.attr == "content":
+            return self.last_message(node, fn, depth) or model_text.content(self.ctx, node, fn)
+        if node.attr == "raw":
+            return model_text.crew_raw(self.ctx, node, fn)
+        return None
 
     def last_message(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
         """``run["messages"][-1].content`` of a prebuilt agent graph's run (``create_react_agent``,
@@ -518,6 +538,10 @@ class Classifier:
         verdict = self.ctx.instance_method_returns(receiver, attr, fn)
         if verdict is not None:
             return verdict
+        if attr in _TEXT_RUNS:  # a chat model's ``predict``, a ``StrOutputParser`` chain's ``invoke``
+            verdict = model_text.text_run(self.ctx, node, fn)
+            if verdict is not None:
+                return verdict
         if attr in _TOOL_RUNS:  # a tool function of the project run: what the function returns
             verdict = self.tool_function_run(receiver, fn, depth)
             if verdict is not None:
@@ -623,6 +647,12 @@ class Classifier:
         return self.classify(node.args[0], fn, depth + 1) if len(node.args) == 1 else None
 
     def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        key = node.args[0] if node.args else None
+        if isinstance(key, ast.Constant) and key.value == "output":  # ``result.get("output", "...")``
+            answer = self.agent_answer(func.value, fn)
+            default = node.args[1] if len(node.args) == 2 else None
+            if answer is not None and (default is None or _is_text(self.classify(default, fn, depth + 1))):
+                return answer
         if len(node.args) == 1 and not node.keywords:
             # a table of text looked up without a default: text, or None when the key is missing
             table = self.text_table(func.value, fn, depth)
@@ -670,6 +700,7 @@ class Classifier:
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 #: what running a tool gives: a tool function's (``@tool``) own return value
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
+_TEXT_RUNS = frozenset({"invoke", "ainvoke", "predict", "apredict"})
 _CLASSIFIERS = {
     ast.Constant: Classifier.constant,
     ast.UnaryOp: Classifier.unary,
@@ -679,7 +710,7 @@ _CLASSIFIERS = {
     ast.Name: Classifier.named,
     ast.Call: Classifier.call,
     ast.Subscript: Classifier.sliced,
-    ast.Attribute: Classifier.last_message,
+    ast.Attribute: Classifier.attribute,
     ast.JoinedStr: Classifier.fstring,
 }
 _METHOD_HANDLERS = {
@@ -696,7 +727,10 @@ _METHOD_HANDLERS = {
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
-_TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON)
+_TEXT_VERDICTS = (
+    "text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON, model_text.MODEL_REPLY,
+    model_text.CHAIN_TEXT, model_text.CREW_TEXT, "the agent's final answer",
+)  # fmt: skip
 
 
 def _is_text(verdict: str | None) -> bool:

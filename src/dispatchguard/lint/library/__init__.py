@@ -136,6 +136,32 @@ def _sdk_returns() -> dict[str, dict[str, str]]:
     return json.loads(SDK_TABLE.read_text(encoding="utf-8"))["method_returns"]
 
 
+#: Packages whose ``Chat...`` classes are LangChain chat models (``BaseChatModel`` subclasses):
+#: for environments that do not have them (an installed package answers from its declared types).
+CHAT_MODEL_PACKAGES = (
+    "langchain_community.chat_models", "langchain.chat_models", "langchain_openai", "langchain_anthropic",
+    "langchain_google_genai", "langchain_google_vertexai", "langchain_groq", "langchain_ollama",
+    "langchain_mistralai", "langchain_aws", "langchain_perplexity", "langchain_deepseek", "langchain_xai",
+    "langchain_fireworks", "langchain_together", "langchain_cohere", "langchain_huggingface",
+    "langchain_nvidia_ai_endpoints", "langchain_cerebras", "langchain_sambanova", "langchain_ibm",
+)  # fmt: skip
+#: Factories declared to return a chat model.
+CHAT_MODEL_FACTORIES = frozenset(
+    {"langchain.chat_models.init_chat_model", "langchain.chat_models.base.init_chat_model"}
+)
+
+
+def chat_model_class(qual: str) -> bool:
+    """Whether ``qual`` is a chat model class of a chat model package (``langchain_openai.ChatOpenAI``,
+    ``langchain_community.chat_models.ChatPerplexity``) or a factory of chat models (``init_chat_model``)."""
+    module, _, name = qual.rpartition(".")
+    if qual in CHAT_MODEL_FACTORIES:
+        return True
+    return "Chat" in name and name[:1].isupper() and (module + ".").startswith(
+        tuple(f"{package}." for package in CHAT_MODEL_PACKAGES)
+    )
+
+
 def sdk_class(qual: str) -> bool:
     """Whether ``qual`` is an SDK client class the bundled table records (as any module binds it)."""
     return qual in _sdk_returns()
