@@ -196,3 +196,47 @@ def test_declared_return_types_reach_the_summary_and_other_modules() -> None:
     findings = check_source(tool, path="pkg/tools.py", extra={"pkg/helpers.py": helpers})
     assert [(f.line, f.code) for f in findings] == [(7, "DG103")]
     assert "a list (declared `-> list[dict]`) (from `rows`)" in findings[0].message
+
+
+VENDOR_TOOLS = """\
+from langchain_core.tools import tool
+from app.vendors.alpha import get_news_alpha
+from app.vendors.yf import get_news_yf
+from app.interface import route_to_news
+
+VENDORS = {"alpha": get_news_alpha, "yf": get_news_yf}
+
+
+@tool
+def news(vendor: str, q: str) -> str:
+    \"\"\"News.\"\"\"
+    return VENDORS[vendor](q)
+
+
+@tool
+def routed(vendor: str, q: str) -> str:
+    \"\"\"Routed.\"\"\"
+    return route_to_news(vendor, q)
+"""
+VENDOR_MODULES = {
+    "app/__init__.py": "",
+    "app/vendors/__init__.py": "",
+    "app/vendors/alpha.py": "def get_news_alpha(q):\n    return f'## News\\n{q}'\n",
+    "app/vendors/yf.py": "def get_news_yf(q):\n    return 'title,link\\n' + q\n",
+    "app/interface.py": (
+        "def markdown(q):\n    return f'## {q}'\n\n\ndef csv(q):\n    return 'title,link\\n' + q\n\n\n"
+        "NEWS = {'alpha': markdown, 'yf': csv}\n\n\n"
+        "def route_to_news(vendor, *args):\n    impl = NEWS[vendor]\n    return impl(*args)\n"
+    ),
+}
+
+
+def test_a_table_of_imported_functions_and_a_router_of_another_module() -> None:
+    """``VENDORS[vendor](q)`` of functions imported from other modules takes the union of their
+    summaries; a router in another module whose table holds its own module's functions is summarised."""
+    found = {f.line: f.message for f in check_source(VENDOR_TOOLS, path="app/tools.py", extra=VENDOR_MODULES)}
+    assert found[12].startswith("tool function `news` returns text (from the functions of `VENDORS`)")
+    routed = "tool function `routed` returns text (from the functions of `NEWS`) (from `route_to_news`)"
+    assert found[18].startswith(routed)
+    returns = _returns(VENDOR_MODULES["app/interface.py"])
+    assert returns["route_to_news"] == "text (from the functions of `NEWS`)"

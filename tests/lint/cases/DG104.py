@@ -934,3 +934,84 @@ def draft_reply(request: str) -> str:
 def run_crew(request: str) -> str:
     """Run a crew built elsewhere."""
     return build_crew().kickoff(inputs={"request": request}).raw
+
+# case: invalid a function looked up in a table of functions returns what the table's functions return
+from langchain_core.tools import tool
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def news_csv(ticker: str) -> str:
+    return "\n".join(["title,link", ticker])
+
+
+def prices(ticker: str) -> dict:
+    return {"ticker": ticker}
+
+
+def volumes(ticker: str) -> dict:
+    return {"volume": ticker}
+
+
+VENDORS = {"alpha_vantage": news_markdown, "yfinance": news_csv}
+VENDOR_METHODS = {"get_news": VENDORS, "get_prices": {"alpha_vantage": prices, "yfinance": volumes}}
+
+
+def route_to_vendor(method: str, vendor: str, *args):
+    impl = VENDOR_METHODS[method][vendor]
+    return impl(*args)
+
+
+@tool
+def get_news(vendor: str, ticker: str) -> str:
+    """Recent news about a company."""
+    return VENDORS[vendor](ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDORS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_news_routed(ticker: str) -> str:
+    """Recent news, from the configured vendor."""
+    return route_to_vendor("get_news", "yfinance", ticker)  # error: DG104:12 tool function `get_news_routed` returns values that are not JSON text (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_prices(vendor: str, ticker: str) -> str:
+    """Prices."""
+    return VENDOR_METHODS["get_prices"].get(vendor)(ticker)  # error: DG104:12 tool function `get_prices` returns a dict (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a table of functions returning JSON text, or JSON and other values, or of classes, or a lambda
+import json
+
+from langchain_core.tools import tool
+
+
+def news_json(ticker: str) -> str:
+    return json.dumps({"ticker": ticker})
+
+
+def news_text(ticker: str) -> str:
+    return f"News for {ticker}"
+
+
+class Fetcher:
+    pass
+
+
+JSON_VENDORS = {"a": news_json, "b": news_json}
+MIXED = {"a": news_json, "b": news_text}
+CLASSES = {"a": Fetcher}
+LAMBDAS = {"a": lambda ticker: f"News for {ticker}"}
+
+
+@tool
+def get_news(vendor: str, ticker: str) -> str:
+    """News."""
+    if vendor == "json":
+        return JSON_VENDORS[vendor](ticker)
+    if vendor == "mixed":
+        return MIXED[vendor](ticker)
+    if vendor == "class":
+        return CLASSES[vendor](ticker)
+    return LAMBDAS[vendor](ticker)

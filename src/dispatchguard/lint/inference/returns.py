@@ -22,6 +22,7 @@ from typing import Protocol
 
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
+from dispatchguard.lint.inference.tables import function_table
 
 JSON = "json"
 NEVER = "never"
@@ -511,8 +512,39 @@ class Classifier:
             local = self.ctx.local_function(fn, func.id)
             if local is not None:
                 return self.function(local, depth + 1)
-            return self.builtin_call(func.id, node, fn, depth)
-        return None
+            builtin = self.builtin_call(func.id, node, fn, depth)
+            if builtin is not None or not fn.assigns.get(func.id):
+                return builtin
+        return self.table_call(func, fn, depth)
+
+    def table_call(self, func: ast.expr, fn: Function, depth: int) -> str | None:
+        """A call of a function looked up in a table of functions (:func:`.tables.function_table`):
+        JSON when every function of the table returns JSON text; when none does, what they return
+        (one kind: that; text of several kinds: text; else values that are not JSON text); None
+        when one is unknown, a class, or some return JSON and some do not."""
+        found = function_table(self.ctx, func, fn)
+        if found is None:
+            return None
+        table, functions = found
+        verdicts = set()
+        for function in functions:
+            qual = self.ctx.qualified_name(function, fn)
+            if qual is None or self.ctx.is_class(qual):
+                return None
+            verdict = self.named_call(qual, fn, depth + 1)
+            if verdict is None:
+                return None
+            verdicts.add(verdict if verdict == JSON else _FROM.sub("", verdict))
+        if verdicts == {JSON}:
+            return JSON
+        if JSON in verdicts:
+            return None
+        where = f"(from the functions of `{table}`)"
+        if len(verdicts) == 1:
+            return f"{verdicts.pop()} {where}"
+        if all(v.startswith(_TEXTUAL) for v in verdicts):
+            return f"text {where}"
+        return f"values that are not JSON text {where}"
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
@@ -737,6 +769,10 @@ def _is_text(verdict: str | None) -> bool:
     return verdict is not None and verdict.startswith(_TEXT_VERDICTS)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
+# the verdicts of text of any kind (the union of a table's functions that return several is text)
+_TEXTUAL = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a date as text", "JSON text cut short")
+# the helper a verdict was learnt from (``... (from `fetch`)``): left out when verdicts are compared
+_FROM = re.compile(r" \(from `[^`]*`\)$")
 
 
 #: two dates every field of which differs (one digit and two digits, AM and PM, weekdays, months)
