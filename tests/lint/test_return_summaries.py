@@ -231,6 +231,63 @@ VENDOR_MODULES = {
 }
 
 
+ROUTER = """\
+from .alpha import get_news_alpha
+from . import yf
+
+VENDOR_METHODS = {"get_news": {"alpha": get_news_alpha, "yf": yf.get_news_yf}}
+
+
+def route_to_vendor(method, *args, **kwargs):
+    for vendor in VENDOR_METHODS[method]:
+        vendor_impl = VENDOR_METHODS[method][vendor]
+        impl = vendor_impl[0] if isinstance(vendor_impl, list) else vendor_impl
+        try:
+            return impl(*args, **kwargs)
+        except ConnectionError:
+            continue
+    raise RuntimeError(method)
+"""
+ROUTED_TOOL = """\
+from langchain_core.tools import tool
+from app.vendors.router import route_to_vendor
+
+
+@tool
+def news(q: str) -> str:
+    \"\"\"News.\"\"\"
+    return route_to_vendor("get_news", q)
+"""
+
+
+def test_a_router_of_another_module_through_a_table_of_imported_functions() -> None:
+    """The router's summary records its table (its module alone cannot judge functions it imports);
+    the walker takes the union of the functions' summaries."""
+    assert _returns(ROUTER)["route_to_vendor"].endswith("VENDOR_METHODS:get_news_alpha,yf.get_news_yf")
+    extra = {**VENDOR_MODULES, "app/vendors/router.py": ROUTER}
+    found = [(f.line, f.message) for f in check_source(ROUTED_TOOL, path="app/tools.py", extra=extra)]
+    routed = "tool function `news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`)"
+    assert [(line, message.startswith(routed)) for line, message in found] == [(8, True)]
+    extra["app/vendors/yf.py"] = "import json\n\n\ndef get_news_yf(q):\n    return json.dumps([q])\n"
+    assert check_source(ROUTED_TOOL, path="app/tools.py", extra=extra) == []  # JSON and text: unknown
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_editing_a_function_of_a_routers_table_revalidates_cached_results(tmp_path: Path, jobs: int) -> None:
+    for rel, text in {**VENDOR_MODULES, "app/vendors/router.py": ROUTER, "app/tools.py": ROUTED_TOOL}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = LintConfig(root=tmp_path)
+
+    def codes() -> list[tuple[str, int, str]]:
+        return [(Path(f.path).name, f.line, f.code) for f in check_paths([tmp_path], config, jobs=jobs).findings]
+
+    assert codes() == [("tools.py", 8, "DG104")]
+    alpha = "import json\n\n\ndef get_news_alpha(q):\n    return json.dumps(q)\n"
+    (tmp_path / "app/vendors/alpha.py").write_text(alpha)
+    assert codes() == []  # tools.py and the router are unchanged: the cached result must go
+
+
 def test_a_table_of_imported_functions_and_a_router_of_another_module() -> None:
     """``VENDORS[vendor](q)`` of functions imported from other modules takes the union of their
     summaries; a router in another module whose table holds its own module's functions is summarised."""

@@ -58,6 +58,8 @@ from dispatchguard.lint.inference.flow import (
     tool_run_output,
 )
 from dispatchguard.lint.inference.module_returns import loop_value, top_level_values
+from dispatchguard.lint.inference.returns import TEXTUAL_VERDICTS
+from dispatchguard.lint.inference.tables import parse_deferred, union
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
@@ -65,11 +67,16 @@ from dispatchguard.lint.resolve import Resolver
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
 
+#: How many tables of functions of other modules one question follows at once.
+_MAX_TABLES = 8
 RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), end_line, end_col, code, message
 
 
 class Context:
     """The per-file state of the walk, and the rules' query API (see the module docstring)."""
+
+    #: a call through a table of functions is judged here, with the whole project (not recorded)
+    defers_tables = False
 
     def __init__(
         self,
@@ -103,6 +110,7 @@ class Context:
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
         self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
         self.module_values: dict[str, ast.expr] | None = None  # module-level name -> its one value
+        self.tables_in_progress: set[str] = set()  # functions whose table is being judged
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
         #: names bound by the enclosing loops over a model reply's tool calls (``for call in
@@ -342,13 +350,26 @@ class Context:
 
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
-        summary through the resolver (which may load modules); memoised in ``return_deps``.
+        summary through the resolver (which may load modules); memoised in ``return_deps``. A summary
+        that records a call through a table of functions (:func:`.inference.tables.deferred`) gives
+        the union of what those functions return, each asked here (and so recorded too).
         """
         try:
-            return self.return_deps[qual]
+            verdict = self.return_deps[qual]
         except KeyError:
             verdict = self.return_deps[qual] = self.resolver.function_returns(qual)
+        table = parse_deferred(verdict) if verdict is not None else None
+        if table is None:
             return verdict
+        if qual in self.tables_in_progress or len(self.tables_in_progress) > _MAX_TABLES:
+            return None
+        self.tables_in_progress.add(qual)
+        try:
+            quals = self.resolver.written_in_module_of(qual, table[1])
+            verdicts = [self.function_returns(q) if q is not None else None for q in quals]
+        finally:
+            self.tables_in_progress.discard(qual)
+        return union(table[0], verdicts, TEXTUAL_VERDICTS)
 
     def module_text(self, name: str) -> str | None:
         """The str constant a module-level name is bound to, as the walk has seen so far; else None."""

@@ -223,6 +223,9 @@ class ModuleKnowledge:
     as written, relative ones with their dots), its top-level functions, its text and literal
     constants. Nothing crosses into another module, so the verdicts depend on the file alone."""
 
+    #: a call through a table of functions imported from elsewhere is recorded, not judged
+    defers_tables = True
+
     def __init__(self, body: list[ast.stmt], imports: dict[str, str], defined: dict[str, list]) -> None:
         self.body = body
         self.imports = imports

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
-from dispatchguard.lint.inference.tables import function_table
+from dispatchguard.lint.inference.tables import DEFERRED, deferred, function_table, union
 
 JSON = "json"
 NEVER = "never"
@@ -148,6 +148,10 @@ class Function(Protocol):
 class Knowledge(Protocol):
     """What the classifier asks about names (see the walker's query API)."""
 
+    #: Whether a call through a table of functions it cannot judge is recorded for later
+    #: (:func:`.tables.deferred`: the index, which judges one file alone) or unknown (the walker).
+    defers_tables: bool
+
     def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
         """The dotted name ``node`` refers to (seen from ``fn``), or None for locals, builtins, unknowns."""
 
@@ -257,6 +261,8 @@ class Classifier:
             verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
+        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere: alone, or unknown
+            return verdicts[0] if len(set(verdicts)) == 1 else None
         bad = [v for v in verdicts if v != JSON]
         return bad[0] if len(bad) == len(verdicts) else None
 
@@ -519,32 +525,23 @@ class Classifier:
 
     def table_call(self, func: ast.expr, fn: Function, depth: int) -> str | None:
         """A call of a function looked up in a table of functions (:func:`.tables.function_table`):
-        JSON when every function of the table returns JSON text; when none does, what they return
-        (one kind: that; text of several kinds: text; else values that are not JSON text); None
-        when one is unknown, a class, or some return JSON and some do not."""
+        the union of their verdicts (:func:`.tables.union`); None when one is unknown or a class.
+        Judged from one module alone (the index), a table holding a function whose verdict that
+        module cannot tell is recorded as such (:func:`.tables.deferred`), for the walker."""
         found = function_table(self.ctx, func, fn)
         if found is None:
             return None
         table, functions = found
-        verdicts = set()
+        verdicts: list[str | None] = []
         for function in functions:
             qual = self.ctx.qualified_name(function, fn)
             if qual is None or self.ctx.is_class(qual):
                 return None
-            verdict = self.named_call(qual, fn, depth + 1)
-            if verdict is None:
-                return None
-            verdicts.add(verdict if verdict == JSON else _FROM.sub("", verdict))
-        if verdicts == {JSON}:
-            return JSON
-        if JSON in verdicts:
-            return None
-        where = f"(from the functions of `{table}`)"
-        if len(verdicts) == 1:
-            return f"{verdicts.pop()} {where}"
-        if all(v.startswith(_TEXTUAL) for v in verdicts):
-            return f"text {where}"
-        return f"values that are not JSON text {where}"
+            verdicts.append(self.named_call(qual, fn, depth + 1))
+        if None in verdicts and self.ctx.defers_tables:
+            written = [dotted_name(f) for f in functions]
+            return deferred(table, written) if None not in written else None  # type: ignore[arg-type]
+        return union(table, verdicts, TEXTUAL_VERDICTS)
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
@@ -769,10 +766,11 @@ def _is_text(verdict: str | None) -> bool:
     return verdict is not None and verdict.startswith(_TEXT_VERDICTS)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
-# the verdicts of text of any kind (the union of a table's functions that return several is text)
-_TEXTUAL = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a date as text", "JSON text cut short")
-# the helper a verdict was learnt from (``... (from `fetch`)``): left out when verdicts are compared
-_FROM = re.compile(r" \(from `[^`]*`\)$")
+#: the verdicts of text of any kind (the union of functions that return several kinds is text)
+TEXTUAL_VERDICTS = (
+    *_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a date as text", "JSON text cut short"
+)  # fmt: skip
+
 
 
 #: two dates every field of which differs (one digit and two digits, AM and PM, weekdays, months)
@@ -848,6 +846,15 @@ def _is_last(index: ast.expr) -> bool:
         and isinstance(index.operand, ast.Constant)
         and index.operand.value == 1
     )
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` of a chain of names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _last_name(node: ast.AST) -> str | None:
