@@ -1196,3 +1196,24 @@ class ExtractTool(BaseTool):
         if query:
             return self.model.invoke(query).content
         return self.local.invoke(query).content
+
+# case: invalid a tool class runs its own chain ending in a string parser, or an agent executor's run
+from crewai.tools import BaseTool
+from langchain.agents import initialize_agent
+from langchain_core.output_parsers import StrOutputParser
+from langchain_openai import ChatOpenAI
+
+
+class DocumentQATool(BaseTool):
+    name: str = "document_qa"
+    description: str = "Answers questions about the documents."
+
+    def __init__(self, prompt) -> None:
+        super().__init__()
+        self.chain = prompt | ChatOpenAI(model="gpt-4o") | StrOutputParser()
+        self.agent = initialize_agent([], ChatOpenAI(model="gpt-4o"))
+
+    def _run(self, question: str) -> str:
+        if question.endswith("?"):
+            return self.chain.invoke({"question": question})  # error: DG103:20 `DocumentQATool._run` returns the text of a chain ending in `StrOutputParser` (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return self.agent.run(question)  # error: DG103:16 `DocumentQATool._run` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`

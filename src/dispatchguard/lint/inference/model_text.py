@@ -10,7 +10,7 @@ variable's name:
 - ``client.chat.completions.create(...).choices[0].message.content`` of an OpenAI-compatible
   client (``openai.OpenAI``, ``groq.Groq``...);
 - ``chain.invoke(...)`` of a chain ending in ``StrOutputParser()``
-  (``prompt | llm | StrOutputParser()``);
+  (``prompt | llm | StrOutputParser()``, a local, a module-level name or a ``self`` attribute);
 - ``crew.kickoff(...).raw`` of a CrewAI ``Crew``.
 
 Text from a model asked for JSON stays unknown: a ``response_format``/``format``/``json_schema``
@@ -146,6 +146,8 @@ def text_run(ctx: Knowledge, call: ast.Call, fn: Function) -> str | None:
         chain = reply_of(ctx, func.value, fn)
         if isinstance(chain, ast.Name):
             chain = ctx.module_value(chain.id) if not fn.shadows(chain.id) else None
+        elif isinstance(chain, ast.Attribute):  # ``self.chain = prompt | self.llm | StrOutputParser()``
+            chain = ctx.attribute_value(chain, fn)
         if chain is not None and string_chain(ctx, chain, fn) and not asks_json(ctx, fn, call, chain):
             return CHAIN_TEXT
     return None

@@ -384,9 +384,7 @@ class Classifier:
             return None
         if node.func.attr not in ("invoke", "ainvoke"):
             return None
-        return "the agent's final answer (prose the model wrote)" if self.ctx.instance_of(
-            node.func.value, fn, makers
-        ) else None
+        return _AGENT_ANSWER if self.ctx.instance_of(node.func.value, fn, makers) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
         """``+``: text glued to JSON or to text that cannot be JSON, or a number; ``%``: a template JSON
@@ -567,6 +565,8 @@ class Classifier:
         verdict = self.ctx.instance_method_returns(receiver, attr, fn)
         if verdict is not None:
             return verdict
+        if attr in _AGENT_RUNS and self.ctx.instance_of(receiver, fn, AGENT_EXECUTORS):
+            return _AGENT_ANSWER  # ``executor.run(q)``: the final answer alone
         if attr in _TEXT_RUNS:  # a chat model's ``predict``, a ``StrOutputParser`` chain's ``invoke``
             verdict = model_text.text_run(self.ctx, node, fn)
             if verdict is not None:
@@ -730,6 +730,8 @@ _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 #: what running a tool gives: a tool function's (``@tool``) own return value
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 _TEXT_RUNS = frozenset({"invoke", "ainvoke", "predict", "apredict"})
+_AGENT_RUNS = frozenset({"run", "arun"})
+_AGENT_ANSWER = "the agent's final answer (prose the model wrote)"
 _CLASSIFIERS = {
     ast.Constant: Classifier.constant,
     ast.UnaryOp: Classifier.unary,
