@@ -297,3 +297,39 @@ def test_a_table_of_imported_functions_and_a_router_of_another_module() -> None:
     assert found[18].startswith(routed)
     returns = _returns(VENDOR_MODULES["app/interface.py"])
     assert returns["route_to_news"] == "text (from the functions of `NEWS`)"
+
+
+def test_model_text_of_a_helper_of_another_module() -> None:
+    """The index reads a chat model, an OpenAI client or an agent executor from the module's own
+    imports and bindings (the library table of chat models, not the environment): a helper that
+    returns what the model wrote is summarised as prose, one whose model is asked for JSON is not."""
+    helpers = """\
+from langchain.agents import AgentExecutor
+from langchain_openai import ChatOpenAI
+from openai import OpenAI
+
+llm = ChatOpenAI(model="gpt-4o")
+json_llm = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+client = OpenAI()
+
+
+def ask(prompt):
+    return llm.invoke(prompt).content
+
+
+def ask_json(prompt):
+    return json_llm.invoke(prompt).content
+
+
+def complete(prompt):
+    return client.chat.completions.create(model="m", messages=[]).choices[0].message.content
+
+
+def delegate(executor_agent, q):
+    executor = AgentExecutor(agent=executor_agent, tools=[])
+    return executor.invoke({"input": q})["output"]
+"""
+    returns = _returns(helpers)
+    assert returns["ask"] == returns["complete"] == "the chat model's reply (prose the model wrote)"
+    assert returns["delegate"] == "the agent's final answer (prose the model wrote)"
+    assert "ask_json" not in returns

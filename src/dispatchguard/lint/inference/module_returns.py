@@ -4,9 +4,10 @@ module's own tree: its functions, imports and constants, nothing of the project)
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dispatchguard.lint.inference.returns import Classifier, Function
+from dispatchguard.lint.library import chat_model_class
 
 #: Decorators that keep what a function returns (any other may replace the function).
 # decorators that keep what a call gives: caches, and a tool decorator (running the tool, or calling
@@ -296,12 +297,26 @@ class ModuleKnowledge:
         return None
 
     def instance_of(self, node: ast.AST, fn: Function, makers: frozenset[str]) -> str | None:
-        """Always None: the index does not follow bindings to the classes that made them."""
-        return None
+        """Which of ``makers`` made ``node``: a call of it, or a name bound once to one (in ``fn``,
+        else at the top level), as this module's imports spell it; None otherwise."""
+        return self._made_by(node, fn, makers.__contains__)
 
     def chat_model(self, node: ast.AST, fn: Function) -> str | None:
-        """Always None: outside classes are the walker's, not the index's."""
-        return None
+        """The chat model class of the library table (:func:`..library.chat_model_class`) that made
+        ``node`` (as :meth:`instance_of`); the declared types of the environment are the walker's."""
+        return self._made_by(node, fn, chat_model_class)
+
+    def _made_by(self, node: ast.AST, fn: Function, accept: Callable[[str], bool]) -> str | None:
+        if isinstance(node, ast.Name):
+            bound = fn.assigns.get(node.id)
+            if bound:
+                node = bound[0] if len(bound) == 1 and bound[0] is not None else node
+            else:
+                node = self.module_value(node.id) or node
+        if not isinstance(node, ast.Call):
+            return None
+        qual = self.qualified_name(node.func, fn)
+        return qual if qual is not None and accept(qual) else None
 
     def attribute_value(self, node: ast.AST, fn: Function) -> ast.expr | None:
         """Always None: the index does not follow ``self`` attributes."""
