@@ -179,15 +179,20 @@ def crew_raw(ctx: Knowledge, node: ast.Attribute, fn: Function) -> str | None:
     if ctx.instance_of(receiver, fn, CREWS) is None:
         return None
     built = built_by(ctx, receiver, fn)
-    if not built:  # its tasks cannot be read: they may ask for JSON
+    tasks = _crew_tasks(ctx, built, fn)
+    if tasks is None:  # its tasks cannot be read: they may ask for JSON
         return None
-    tasks = [reply_of(ctx, v, fn) for call in built for k in call.keywords if k.arg == "tasks" for v in [k.value]]
-    if not tasks or not all(isinstance(t, (ast.List, ast.Tuple)) for t in tasks):
+    return None if asks_json(ctx, fn, run, *built, *tasks) else CREW_TEXT
+
+
+def _crew_tasks(ctx: Knowledge, built: list[ast.Call], fn: Function) -> list[ast.Call] | None:
+    """The calls that build the tasks of a crew built by ``built`` (``tasks=[draft, review]``), or
+    None when one cannot be read."""
+    lists = [reply_of(ctx, k.value, fn) for call in built for k in call.keywords if k.arg == "tasks"]
+    if not lists or not all(isinstance(t, (ast.List, ast.Tuple)) for t in lists):
         return None
-    items = [_bound(ctx, e, fn) for t in tasks for e in t.elts]  # type: ignore[attr-defined]
-    if not items or any(i is None for i in items):
-        return None
-    return None if asks_json(ctx, fn, run, *built, *items) else CREW_TEXT  # type: ignore[arg-type]
+    items = [_bound(ctx, e, fn) for t in lists for e in t.elts]  # type: ignore[attr-defined]
+    return items if items and None not in items else None  # type: ignore[return-value]
 
 
 def _bound(ctx: Knowledge, node: ast.expr, fn: Function) -> ast.expr | None:
@@ -228,13 +233,10 @@ def string_chain(ctx: Knowledge, node: ast.expr, fn: Function) -> bool:
 def asks_json(ctx: Knowledge, fn: Function, *nodes: ast.AST) -> bool:
     """Whether the model behind these expressions was asked for JSON: a JSON keyword, a JSON
     method (``.bind(...)``, ``.with_structured_output(...)``), a JSON or pydantic parser, or text
-    that mentions JSON, in them, in the names they use (one step) or in the function's own text."""
+    that mentions JSON, in them, in the names they use (two steps) or in the function's own text."""
     seen: set[int] = set()
     stack: list[tuple[ast.AST, int]] = [(n, 0) for n in nodes]
-    body = list(getattr(fn.node, "body", ()))
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # a docstring tells the caller, it asks the model nothing
-    stack.extend((stmt, _MAX_HOPS) for stmt in body)  # the function's own text (its prompts), not its names
+    stack.extend((stmt, _MAX_HOPS) for stmt in _own_text(fn))  # its prompts, not its names
     while stack:
         node, hops = stack.pop()
         if id(node) in seen:
@@ -244,13 +246,34 @@ def asks_json(ctx: Knowledge, fn: Function, *nodes: ast.AST) -> bool:
             if _json_mark(sub):
                 return True
             if isinstance(sub, ast.Name) and hops < _NAME_HOPS:
-                text = None if fn.shadows(sub.id) else ctx.module_text(sub.id)
-                if text is not None and "json" in text.lower():
+                values = _name_values(ctx, fn, sub.id)
+                if values is None:
                     return True
-                values = fn.assigns.get(sub.id) or []
-                value = ctx.module_value(sub.id) if not values and not fn.shadows(sub.id) else None
-                stack.extend((v, hops + 1) for v in (*values, value) if isinstance(v, ast.AST))
+                stack.extend((v, hops + 1) for v in values)
     return False
+
+
+def _own_text(fn: Function) -> list[ast.stmt]:
+    """The statements of the function, its docstring left out (it tells the caller, it asks the
+    model nothing)."""
+    body = list(getattr(fn.node, "body", ()))
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        return body[1:]
+    return body
+
+
+def _name_values(ctx: Knowledge, fn: Function, name: str) -> list[ast.AST] | None:
+    """The values a name used by a model's run stands for (its local bindings, else its module-level
+    one); None when it is a module-level text that mentions JSON."""
+    if not fn.shadows(name):
+        text = ctx.module_text(name)
+        if text is not None and "json" in text.lower():
+            return None
+    values = [v for v in fn.assigns.get(name) or [] if v is not None]
+    if not values and not fn.shadows(name):
+        value = ctx.module_value(name)
+        return [value] if value is not None else []
+    return values
 
 
 def _json_mark(node: ast.AST) -> bool:
