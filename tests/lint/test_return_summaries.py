@@ -333,3 +333,38 @@ def delegate(executor_agent, q):
     assert returns["ask"] == returns["complete"] == "the chat model's reply (prose the model wrote)"
     assert returns["delegate"] == "the agent's final answer (prose the model wrote)"
     assert "ask_json" not in returns
+
+
+def test_a_chat_model_made_by_a_factory_of_another_module() -> None:
+    """``llm = get_llm()`` of a project function whose summary says it returns a chat model, then a
+    chain ending in it: its reply's ``.content`` is prose; a factory of anything else says nothing."""
+    factory = (
+        "from langchain_openai import ChatOpenAI\n\n\n"
+        "def get_llm(t=0.0):\n    llm = ChatOpenAI(temperature=t)\n    return llm\n"
+    )
+    assert _returns(factory)["get_llm"] == "a chat model (`ChatOpenAI`)"
+    tools = """\
+from langchain.tools import Tool
+from app.llm import get_llm, get_other
+
+llm = get_llm(0.7)
+other = get_other()
+chain = prompt | llm
+
+
+def outline(topic: str) -> str:
+    return chain.invoke({"topic": topic}).content
+
+
+def other_text(topic: str) -> str:
+    return other.invoke(topic).content
+
+
+tools = [
+    Tool(name="outline", func=outline, description="d"),
+    Tool(name="o", func=other_text, description="d"),
+]
+"""
+    extra = {"app/__init__.py": "", "app/llm.py": factory + "\n\ndef get_other():\n    return make()\n"}
+    found = [(f.line, f.message.split(",")[0]) for f in check_source(tools, path="app/tools.py", extra=extra)]
+    assert found == [(10, "tool function `outline` returns the chat model's reply (prose the model wrote)")]

@@ -1143,8 +1143,9 @@ class Retriever(BaseTool):
     def _run(self, query: str) -> str:
         return asyncio.run(self._arun(query))
 
-# case: invalid a tool class returns its chat model's reply (a field, or built in `__init__`)
+# case: invalid a tool class returns its chat model's reply (a field, a class variable, or built in `__init__`)
 import asyncio
+from typing import ClassVar
 
 from crewai import Agent, Crew, Task
 from langchain_community.chat_models import ChatPerplexity
@@ -1176,6 +1177,16 @@ class StrategyTool(BaseTool):
 
     def _run(self, query: str) -> str:
         return self.model.invoke(query).content.strip()  # error: DG103:16 `StrategyTool._run` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+class SonarSearchTool(BaseTool):
+    name: str = "sonar_search"
+    description: str = "Searches the web through a model."
+    llm: ClassVar[ChatOpenAI] = ChatOpenAI(base_url="https://openrouter.ai/api/v1", model="perplexity/sonar")
+
+    async def _arun(self, query: str) -> str:
+        response = await self.llm.ainvoke(query)
+        return response.content  # error: DG103:16 `SonarSearchTool._arun` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 # case: valid a tool class whose model is asked for JSON, or whose model is of a class no table knows
 from langchain_core.tools import BaseTool

@@ -811,6 +811,14 @@ def search_with_perplexity(q: str) -> str:
 
 
 perplexity = StructuredTool.from_function(func=search_with_perplexity)
+marketing_chain = prompt | llm
+
+
+def generate_blog_outline(topic: str) -> str:
+    return marketing_chain.invoke({"topic": topic}).content  # error: DG104:12 tool function `generate_blog_outline` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+outline = StructuredTool.from_function(func=generate_blog_outline)
 
 # case: valid models asked for JSON, a reply parsed as JSON, the model's tool calls, a method no table records
 import json
@@ -827,6 +835,7 @@ ollama = ChatOllama(model="llama3", format="json")
 client = OpenAI()
 json_chain = prompt | llm | JsonOutputParser()
 bound_chain = prompt | llm.bind(response_format={"type": "json_object"}) | StrOutputParser()
+json_model_chain = prompt | json_llm
 SYSTEM = "Answer with a JSON object with the keys answer and sources."
 
 
@@ -888,6 +897,12 @@ def chains(q: str) -> str:
 def name(q: str) -> str:
     """Name."""
     return llm.get_name()
+
+
+@tool
+def json_model_chained(q: str) -> str:
+    """A chain ending in a model asked for JSON."""
+    return json_model_chain.invoke({"q": q}).content
 
 # case: invalid an agent executor's answer read with a default, and a crew's final answer
 from crewai import Agent, Crew, Task

@@ -6,7 +6,8 @@ variable's name:
 
 - ``llm.invoke(prompt).content`` (``ainvoke``, also through a name bound to the reply) of a chat
   model: a class whose ``invoke`` is declared to return a message (the environment's sources or
-  the bundled SDK table), or a ``Chat...`` class of a chat model package (:mod:`..library`);
+  the bundled SDK table), or a ``Chat...`` class of a chat model package (:mod:`..library`); also
+  of a chain ending in one (``prompt | llm``);
 - ``client.chat.completions.create(...).choices[0].message.content`` of an OpenAI-compatible
   client (``openai.OpenAI``, ``groq.Groq``...);
 - ``chain.invoke(...)`` of a chain ending in ``StrOutputParser()``
@@ -129,9 +130,25 @@ def content(ctx: Knowledge, node: ast.Attribute, fn: Function) -> str | None:
 def model_run(ctx: Knowledge, call: ast.Call, fn: Function) -> bool:
     """Whether ``call`` runs a chat model once (``llm.invoke(prompt)``) that was not asked for JSON."""
     receiver = call.func.value  # type: ignore[attr-defined]
-    if ctx.chat_model(receiver, fn) is None:
+    if ctx.chat_model(receiver, fn) is not None:
+        return not asks_json(ctx, fn, call, *built_by(ctx, receiver, fn))
+    chain = chain_of(ctx, receiver, fn)  # ``prompt | llm``: the model's message is the chain's answer
+    if not (isinstance(chain, ast.BinOp) and isinstance(chain.op, ast.BitOr)):
         return False
-    return not asks_json(ctx, fn, call, *built_by(ctx, receiver, fn))
+    if ctx.chat_model(chain.right, fn) is None:
+        return False
+    return not asks_json(ctx, fn, call, chain, *built_by(ctx, chain.right, fn))
+
+
+def chain_of(ctx: Knowledge, node: ast.expr, fn: Function) -> ast.expr | None:
+    """The expression a runnable stands for: a local bound once, a module-level name, a ``self``
+    attribute bound in a method (``self.chain = prompt | llm``), or the expression itself."""
+    node = reply_of(ctx, node, fn)
+    if isinstance(node, ast.Name):
+        return ctx.module_value(node.id) if not fn.shadows(node.id) else None
+    if isinstance(node, ast.Attribute):
+        return ctx.attribute_value(node, fn)
+    return node
 
 
 def text_run(ctx: Knowledge, call: ast.Call, fn: Function) -> str | None:
@@ -143,11 +160,7 @@ def text_run(ctx: Knowledge, call: ast.Call, fn: Function) -> str | None:
     if func.attr in _MODEL_TEXT_RUNS:
         return MODEL_REPLY if model_run(ctx, call, fn) else None
     if func.attr in _CHAIN_RUNS:
-        chain = reply_of(ctx, func.value, fn)
-        if isinstance(chain, ast.Name):
-            chain = ctx.module_value(chain.id) if not fn.shadows(chain.id) else None
-        elif isinstance(chain, ast.Attribute):  # ``self.chain = prompt | self.llm | StrOutputParser()``
-            chain = ctx.attribute_value(chain, fn)
+        chain = chain_of(ctx, func.value, fn)
         if chain is not None and string_chain(ctx, chain, fn) and not asks_json(ctx, fn, call, chain):
             return CHAIN_TEXT
     return None

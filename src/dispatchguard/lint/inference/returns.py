@@ -23,9 +23,13 @@ from typing import Protocol
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
 from dispatchguard.lint.inference.tables import DEFERRED, deferred, function_table, union
+from dispatchguard.lint.library import chat_model_class
 
 JSON = "json"
 NEVER = "never"
+#: The verdict of a chat model instance (``ChatOpenAI(...)``): a project function returning one is a
+#: factory of models (:func:`.flow.chat_model_of`).
+CHAT_MODEL = "a chat model"
 # classification: "json", None (unknown), or a description of what is returned (not JSON)
 
 #: What makes an agent executor, whose runs answer ``{"output": <the final answer>, ...}``.
@@ -616,6 +620,8 @@ class Classifier:
         found, verdict = self.project_function(qual, depth)
         if found:
             return verdict
+        if chat_model_class(qual):  # what a project's factory of models returns (``get_llm()``)
+            return f"{CHAT_MODEL} (`{last}`)"
         if ctx.is_class(qual):
             return f"an instance of `{last}`"
         declared = ctx.declared_returns(qual)
