@@ -84,7 +84,10 @@ def test_an_installed_library_declares_what_its_methods_return() -> None:
     messages = dict(found(CHAT, config))
     assert messages[12].startswith("`Ask._run` returns an instance of `AIMessage` (from `FakeListChatModel.invoke`)")
     assert messages[14].startswith("`Ask._run` returns an instance of `AIMessage` (from `FakeListChatModel.invoke`)")
-    assert set(messages) == {12, 14}  # `.content` of a message: not followed
+    # `.content` of a model's reply: a class deriving from BaseChatModel (invoke declared to answer
+    # a message) is a chat model, and what it wrote is prose
+    assert messages[16].startswith("`Ask._run` returns the chat model's reply (prose the model wrote)")
+    assert set(messages) == {12, 14, 16}
 
 
 def test_without_an_environment_a_library_says_nothing() -> None:

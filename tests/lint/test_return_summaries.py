@@ -197,3 +197,175 @@ def test_declared_return_types_reach_the_summary_and_other_modules() -> None:
     findings = about(check_source(tool, path="pkg/tools.py", extra={"pkg/helpers.py": helpers}))
     assert [(f.line, f.code) for f in findings] == [(7, "DG103")]
     assert "a list (declared `-> list[dict]`) (from `rows`)" in findings[0].message
+
+
+VENDOR_TOOLS = """\
+from langchain_core.tools import tool
+from app.vendors.alpha import get_news_alpha
+from app.vendors.yf import get_news_yf
+from app.interface import route_to_news
+
+VENDORS = {"alpha": get_news_alpha, "yf": get_news_yf}
+
+
+@tool
+def news(vendor: str, q: str) -> str:
+    \"\"\"News.\"\"\"
+    return VENDORS[vendor](q)
+
+
+@tool
+def routed(vendor: str, q: str) -> str:
+    \"\"\"Routed.\"\"\"
+    return route_to_news(vendor, q)
+"""
+VENDOR_MODULES = {
+    "app/__init__.py": "",
+    "app/vendors/__init__.py": "",
+    "app/vendors/alpha.py": "def get_news_alpha(q):\n    return f'## News\\n{q}'\n",
+    "app/vendors/yf.py": "def get_news_yf(q):\n    return 'title,link\\n' + q\n",
+    "app/interface.py": (
+        "def markdown(q):\n    return f'## {q}'\n\n\ndef csv(q):\n    return 'title,link\\n' + q\n\n\n"
+        "NEWS = {'alpha': markdown, 'yf': csv}\n\n\n"
+        "def route_to_news(vendor, *args):\n    impl = NEWS[vendor]\n    return impl(*args)\n"
+    ),
+}
+
+
+ROUTER = """\
+from .alpha import get_news_alpha
+from . import yf
+
+VENDOR_METHODS = {"get_news": {"alpha": get_news_alpha, "yf": yf.get_news_yf}}
+
+
+def route_to_vendor(method, *args, **kwargs):
+    for vendor in VENDOR_METHODS[method]:
+        vendor_impl = VENDOR_METHODS[method][vendor]
+        impl = vendor_impl[0] if isinstance(vendor_impl, list) else vendor_impl
+        try:
+            return impl(*args, **kwargs)
+        except ConnectionError:
+            continue
+    raise RuntimeError(method)
+"""
+ROUTED_TOOL = """\
+from langchain_core.tools import tool
+from app.vendors.router import route_to_vendor
+
+
+@tool
+def news(q: str) -> str:
+    \"\"\"News.\"\"\"
+    return route_to_vendor("get_news", q)
+"""
+
+
+def test_a_router_of_another_module_through_a_table_of_imported_functions() -> None:
+    """The router's summary records its table (its module alone cannot judge functions it imports);
+    the walker takes the union of the functions' summaries."""
+    assert _returns(ROUTER)["route_to_vendor"].endswith("VENDOR_METHODS:get_news_alpha,yf.get_news_yf")
+    extra = {**VENDOR_MODULES, "app/vendors/router.py": ROUTER}
+    found = [(f.line, f.message) for f in check_source(ROUTED_TOOL, path="app/tools.py", extra=extra)]
+    routed = "tool function `news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`)"
+    assert [(line, message.startswith(routed)) for line, message in found] == [(8, True)]
+    extra["app/vendors/yf.py"] = "import json\n\n\ndef get_news_yf(q):\n    return json.dumps([q])\n"
+    assert check_source(ROUTED_TOOL, path="app/tools.py", extra=extra) == []  # JSON and text: unknown
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_editing_a_function_of_a_routers_table_revalidates_cached_results(tmp_path: Path, jobs: int) -> None:
+    for rel, text in {**VENDOR_MODULES, "app/vendors/router.py": ROUTER, "app/tools.py": ROUTED_TOOL}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = LintConfig(root=tmp_path)
+
+    def codes() -> list[tuple[str, int, str]]:
+        return [(Path(f.path).name, f.line, f.code) for f in check_paths([tmp_path], config, jobs=jobs).findings]
+
+    assert codes() == [("tools.py", 8, "DG104")]
+    alpha = "import json\n\n\ndef get_news_alpha(q):\n    return json.dumps(q)\n"
+    (tmp_path / "app/vendors/alpha.py").write_text(alpha)
+    assert codes() == []  # tools.py and the router are unchanged: the cached result must go
+
+
+def test_a_table_of_imported_functions_and_a_router_of_another_module() -> None:
+    """``VENDORS[vendor](q)`` of functions imported from other modules takes the union of their
+    summaries; a router in another module whose table holds its own module's functions is summarised."""
+    found = {f.line: f.message for f in check_source(VENDOR_TOOLS, path="app/tools.py", extra=VENDOR_MODULES)}
+    assert found[12].startswith("tool function `news` returns text (from the functions of `VENDORS`)")
+    routed = "tool function `routed` returns text (from the functions of `NEWS`) (from `route_to_news`)"
+    assert found[18].startswith(routed)
+    returns = _returns(VENDOR_MODULES["app/interface.py"])
+    assert returns["route_to_news"] == "text (from the functions of `NEWS`)"
+
+
+def test_model_text_of_a_helper_of_another_module() -> None:
+    """The index reads a chat model, an OpenAI client or an agent executor from the module's own
+    imports and bindings (the library table of chat models, not the environment): a helper that
+    returns what the model wrote is summarised as prose, one whose model is asked for JSON is not."""
+    helpers = """\
+from langchain.agents import AgentExecutor
+from langchain_openai import ChatOpenAI
+from openai import OpenAI
+
+llm = ChatOpenAI(model="gpt-4o")
+json_llm = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+client = OpenAI()
+
+
+def ask(prompt):
+    return llm.invoke(prompt).content
+
+
+def ask_json(prompt):
+    return json_llm.invoke(prompt).content
+
+
+def complete(prompt):
+    return client.chat.completions.create(model="m", messages=[]).choices[0].message.content
+
+
+def delegate(executor_agent, q):
+    executor = AgentExecutor(agent=executor_agent, tools=[])
+    return executor.invoke({"input": q})["output"]
+"""
+    returns = _returns(helpers)
+    assert returns["ask"] == returns["complete"] == "the chat model's reply (prose the model wrote)"
+    assert returns["delegate"] == "the agent's final answer (prose the model wrote)"
+    assert "ask_json" not in returns
+
+
+def test_a_chat_model_made_by_a_factory_of_another_module() -> None:
+    """``llm = get_llm()`` of a project function whose summary says it returns a chat model, then a
+    chain ending in it: its reply's ``.content`` is prose; a factory of anything else says nothing."""
+    factory = (
+        "from langchain_openai import ChatOpenAI\n\n\n"
+        "def get_llm(t=0.0):\n    llm = ChatOpenAI(temperature=t)\n    return llm\n"
+    )
+    assert _returns(factory)["get_llm"] == "a chat model (`ChatOpenAI`)"
+    tools = """\
+from langchain.tools import Tool
+from app.llm import get_llm, get_other
+
+llm = get_llm(0.7)
+other = get_other()
+chain = prompt | llm
+
+
+def outline(topic: str) -> str:
+    return chain.invoke({"topic": topic}).content
+
+
+def other_text(topic: str) -> str:
+    return other.invoke(topic).content
+
+
+tools = [
+    Tool(name="outline", func=outline, description="d"),
+    Tool(name="o", func=other_text, description="d"),
+]
+"""
+    extra = {"app/__init__.py": "", "app/llm.py": factory + "\n\ndef get_other():\n    return make()\n"}
+    found = [(f.line, f.message.split(",")[0]) for f in check_source(tools, path="app/tools.py", extra=extra)]
+    assert found == [(10, "tool function `outline` returns the chat model's reply (prose the model wrote)")]

@@ -519,6 +519,18 @@ class Resolver:
             qual = self.absolute(info, target)
         return None
 
+    def written_in_module_of(self, qual: str, names: list[str]) -> list[str | None]:
+        """The qualified names ``names`` (dotted names as written) refer to in the project module
+        that defines the function ``qual`` (a method's module for ``module.Class.method``); None
+        for a name that module does not bind."""
+        found = self._defined(qual)
+        if found is None:
+            owner = qual.rpartition(".")[0]
+            found = self._defined(owner) if owner else None
+        if found is None:
+            return [None] * len(names)
+        return [self.local_qual(found[0], name) for name in names]
+
     def function_returns(self, qual: str) -> str | None:
         """What the function ``qual`` returns, as the summary of the module that defines it records it
         (:mod:`dispatchguard.lint.inference.returns`: JSON, NEVER or a description of a value that is not a JSON

@@ -230,8 +230,9 @@ def _bind_local(ctx: WalkState, scope: Scope, name: str, kind: str | None, value
 
 
 def _bind_attribute(ctx: WalkState, target: ast.Attribute, kind: str | None, value: ast.AST | None) -> None:
-    """``obj.attr = value``: the class an attribute holds, and the kind of ``self.attr``."""
-    if isinstance(value, ast.Call):
+    """``obj.attr = value``: the class an attribute holds (or the chain: ``prompt | llm | parser``),
+    and the kind of ``self.attr``."""
+    if isinstance(value, (ast.Call, ast.BinOp)):
         _record_attr_type(ctx, target, value)
     if isinstance(target.value, ast.Name) and target.value.id == "self" and kind is not None:
         cls = ctx.class_scope()

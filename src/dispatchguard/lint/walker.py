@@ -48,6 +48,7 @@ from dispatchguard.lint.inference.flow import (
     argument_at,
     calls_by_callee,
     calls_same_function,
+    chat_model_of,
     class_of_instance,
     constructor_parameter,
     parameter_position,
@@ -55,7 +56,9 @@ from dispatchguard.lint.inference.flow import (
     rooted_in,
     tool_run_output,
 )
-from dispatchguard.lint.inference.module_returns import loop_value
+from dispatchguard.lint.inference.module_returns import loop_value, top_level_values
+from dispatchguard.lint.inference.returns import TEXTUAL_VERDICTS
+from dispatchguard.lint.inference.tables import parse_deferred, union
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
@@ -64,11 +67,16 @@ from dispatchguard.lint.rule import TOOL_CLASS, TOOL_FUNCTION, TOOL_METHOD, hook
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
 
+#: How many tables of functions of other modules one question follows at once.
+_MAX_TABLES = 8
 RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), end_line, end_col, code, message
 
 
 class Context:
     """The per-file state of the walk, and the rules' query API (see the module docstring)."""
+
+    #: a call through a table of functions is judged here, with the whole project (not recorded)
+    defers_tables = False
 
     def __init__(
         self,
@@ -102,6 +110,8 @@ class Context:
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
         self.literals: dict[str, ast.expr | None] = {}  # module-level name -> its literal (None: rebound)
+        self.module_values: dict[str, ast.expr] | None = None  # module-level name -> its one value
+        self.tables_in_progress: set[str] = set()  # functions whose table is being judged
         self.wanted_methods = frozenset(name for names, _ in self.method_rules for name in names)
         self.dispatcher_depth = 0
         #: names bound by the enclosing loops over a model reply's tool calls (``for call in
@@ -342,13 +352,26 @@ class Context:
 
     def function_returns(self, qual: str) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
-        summary through the resolver (which may load modules); memoised in ``return_deps``.
+        summary through the resolver (which may load modules); memoised in ``return_deps``. A summary
+        that records a call through a table of functions (:func:`.inference.tables.deferred`) gives
+        the union of what those functions return, each asked here (and so recorded too).
         """
         try:
-            return self.return_deps[qual]
+            verdict = self.return_deps[qual]
         except KeyError:
             verdict = self.return_deps[qual] = self.resolver.function_returns(qual)
+        table = parse_deferred(verdict) if verdict is not None else None
+        if table is None:
             return verdict
+        if qual in self.tables_in_progress or len(self.tables_in_progress) > _MAX_TABLES:
+            return None
+        self.tables_in_progress.add(qual)
+        try:
+            quals = self.resolver.written_in_module_of(qual, table[1])
+            verdicts = [self.function_returns(q) if q is not None else None for q in quals]
+        finally:
+            self.tables_in_progress.discard(qual)
+        return union(table[0], verdicts, TEXTUAL_VERDICTS)
 
     def module_text(self, name: str) -> str | None:
         """The str constant a module-level name is bound to, as the walk has seen so far; else None."""
@@ -372,6 +395,25 @@ class Context:
         """Which of ``makers`` (classes or factory functions, qualified) made the value of ``node``
         (:func:`.inference.flow.class_of_instance`)."""
         return class_of_instance(self, node, fn, makers.__contains__)
+
+    def chat_model(self, node: ast.AST, fn: FunctionInfo) -> str | None:
+        """The chat model class outside the project ``node`` is an instance of
+        (:func:`.inference.flow.chat_model_of`)."""
+        return chat_model_of(self, node, fn)
+
+    def attribute_value(self, node: ast.AST, fn: FunctionInfo) -> ast.expr | None:
+        """The call that builds ``self.<attr>`` or the annotation that declares it, in ``fn``'s class
+        (what the walk recorded: ``self.llm = ChatOpenAI(...)``, ``llm: ChatOpenAI = ...``); else None."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return None
+        cls = next((s for s in reversed(fn.scopes) if s.kind == "class"), None)
+        return cls.attr_types.get(node.attr) if cls is not None else None
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value of a module-level name's only binding, a plain assignment at the top level."""
+        if self.module_values is None:
+            self.module_values = top_level_values(self.tree.body if self.tree is not None else [])
+        return self.module_values.get(name)
 
     def tool_output(self, node: ast.AST, method: str, fn: FunctionInfo) -> str | None:
         """What running the library tool ``node`` with ``method`` gives, when not JSON text

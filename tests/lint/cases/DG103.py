@@ -1142,3 +1142,89 @@ class Retriever(BaseTool):
 
     def _run(self, query: str) -> str:
         return asyncio.run(self._arun(query))
+
+# case: invalid a tool class returns its chat model's reply (a field, a class variable, or built in `__init__`)
+import asyncio
+from typing import ClassVar
+
+from crewai import Agent, Crew, Task
+from langchain_community.chat_models import ChatPerplexity
+from langchain_core.tools import BaseTool
+from langchain_openai import ChatOpenAI
+from pydantic import Field
+
+
+class SearchNewsTool(BaseTool):
+    name: str = "search_news"
+    description: str = "Finds news about a company."
+    llm: ChatOpenAI = Field(default_factory=lambda: ChatOpenAI(model="gpt-4o"))
+
+    async def _arun(self, query: str) -> str:
+        response = await self.llm.ainvoke(f"News about {query}")
+        return response.content  # error: DG103:16 `SearchNewsTool._arun` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+    def _run(self, query: str) -> str:
+        return asyncio.run(self._arun(query))  # error: DG103:16 `SearchNewsTool._run` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+class StrategyTool(BaseTool):
+    name: str = "strategy"
+    description: str = "Suggests a strategy."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = ChatPerplexity(model="sonar")
+
+    def _run(self, query: str) -> str:
+        return self.model.invoke(query).content.strip()  # error: DG103:16 `StrategyTool._run` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+class SonarSearchTool(BaseTool):
+    name: str = "sonar_search"
+    description: str = "Searches the web through a model."
+    llm: ClassVar[ChatOpenAI] = ChatOpenAI(base_url="https://openrouter.ai/api/v1", model="perplexity/sonar")
+
+    async def _arun(self, query: str) -> str:
+        response = await self.llm.ainvoke(query)
+        return response.content  # error: DG103:16 `SonarSearchTool._arun` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a tool class whose model is asked for JSON, or whose model is of a class no table knows
+from langchain_core.tools import BaseTool
+from langchain_openai import ChatOpenAI
+from my_models import LocalModel
+
+
+class ExtractTool(BaseTool):
+    name: str = "extract"
+    description: str = "Extracts fields."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+        self.local = LocalModel()
+
+    def _run(self, query: str) -> str:
+        if query:
+            return self.model.invoke(query).content
+        return self.local.invoke(query).content
+
+# case: invalid a tool class runs its own chain ending in a string parser, or an agent executor's run
+from crewai.tools import BaseTool
+from langchain.agents import initialize_agent
+from langchain_core.output_parsers import StrOutputParser
+from langchain_openai import ChatOpenAI
+
+
+class DocumentQATool(BaseTool):
+    name: str = "document_qa"
+    description: str = "Answers questions about the documents."
+
+    def __init__(self, prompt) -> None:
+        super().__init__()
+        self.chain = prompt | ChatOpenAI(model="gpt-4o") | StrOutputParser()
+        self.agent = initialize_agent([], ChatOpenAI(model="gpt-4o"))
+
+    def _run(self, question: str) -> str:
+        if question.endswith("?"):
+            return self.chain.invoke({"question": question})  # error: DG103:20 `DocumentQATool._run` returns the text of a chain ending in `StrOutputParser` (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+        return self.agent.run(question)  # error: DG103:16 `DocumentQATool._run` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`

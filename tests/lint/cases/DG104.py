@@ -764,20 +764,269 @@ def find(q: str) -> str:
     """Find."""
     return Exa("key").search(q)  # error: DG104:12 tool function `find` returns an instance of `SearchResponse` (from `Exa.search`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
-# case: valid an SDK client's text, and a method the table does not record
-from langchain_core.tools import tool
+# case: invalid the text a chat model, a chain ending in a string parser or an OpenAI client wrote is prose
+from langchain_community.chat_models import ChatPerplexity
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.tools import StructuredTool, tool
 from langchain_openai import ChatOpenAI
+from openai import OpenAI
 
 llm = ChatOpenAI(model="gpt-4o")
+client = OpenAI()
+prompt = ChatPromptTemplate.from_template("Summarise {topic} for a manager.")
+chain = prompt | llm | StrOutputParser()
 
 
 @tool
 def ask(q: str) -> str:
     """Ask."""
-    return llm.invoke(q).content
+    return llm.invoke(q).content  # error: DG104:12 tool function `ask` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def ask_again(q: str) -> str:
+    """Ask again."""
+    response = llm.invoke(q)
+    return response.content.strip()  # error: DG104:12 tool function `ask_again` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+async def summarise(topic: str) -> str:
+    """Summarise."""
+    return await chain.ainvoke({"topic": topic})  # error: DG104:12 tool function `summarise` returns the text of a chain ending in `StrOutputParser` (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def complete(q: str) -> str:
+    """Complete."""
+    completion = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": q}])
+    return completion.choices[0].message.content  # error: DG104:12 tool function `complete` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def search_with_perplexity(q: str) -> str:
+    model = ChatPerplexity(model="sonar")
+    llm_response = model.invoke(q)
+    return llm_response.content  # error: DG104:12 tool function `search_with_perplexity` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+perplexity = StructuredTool.from_function(func=search_with_perplexity)
+marketing_chain = prompt | llm
+
+
+def generate_blog_outline(topic: str) -> str:
+    return marketing_chain.invoke({"topic": topic}).content  # error: DG104:12 tool function `generate_blog_outline` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+outline = StructuredTool.from_function(func=generate_blog_outline)
+
+# case: valid models asked for JSON, a reply parsed as JSON, the model's tool calls, a method no table records
+import json
+
+from langchain_core.output_parsers import JsonOutputParser, StrOutputParser
+from langchain_core.tools import tool
+from langchain_ollama import ChatOllama
+from langchain_openai import ChatOpenAI
+from openai import OpenAI
+
+llm = ChatOpenAI(model="gpt-4o")
+json_llm = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+ollama = ChatOllama(model="llama3", format="json")
+client = OpenAI()
+json_chain = prompt | llm | JsonOutputParser()
+bound_chain = prompt | llm.bind(response_format={"type": "json_object"}) | StrOutputParser()
+json_model_chain = prompt | json_llm
+SYSTEM = "Answer with a JSON object with the keys answer and sources."
+
+
+@tool
+def ask_json(q: str) -> str:
+    """Ask."""
+    return json_llm.invoke(q).content
+
+
+@tool
+def ask_ollama(q: str) -> str:
+    """Ask Ollama."""
+    return ollama.invoke(q).content
+
+
+@tool
+def ask_structured(q: str) -> str:
+    """Structured."""
+    return llm.with_structured_output(Answer).invoke(q).content
+
+
+@tool
+def ask_prompted(q: str) -> str:
+    """A prompt."""
+    response = llm.invoke([("system", SYSTEM), ("user", q)])
+    return response.content
+
+
+@tool
+def complete_json(q: str) -> str:
+    """Complete."""
+    completion = client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": q}], response_format={"type": "json_object"}
+    )
+    return completion.choices[0].message.content
+
+
+@tool
+def parsed(q: str) -> str:
+    """Parsed."""
+    return json.dumps(json.loads(llm.invoke(q).content))
+
+
+@tool
+def calls(q: str) -> str:
+    """The model's tool calls."""
+    return llm.invoke(q).tool_calls
+
+
+@tool
+def chains(q: str) -> str:
+    """Chains."""
+    if q:
+        return bound_chain.invoke({"q": q})
+    return json_chain.invoke({"q": q})
 
 
 @tool
 def name(q: str) -> str:
     """Name."""
     return llm.get_name()
+
+
+@tool
+def json_model_chained(q: str) -> str:
+    """A chain ending in a model asked for JSON."""
+    return json_model_chain.invoke({"q": q}).content
+
+# case: invalid an agent executor's answer read with a default, and a crew's final answer
+from crewai import Agent, Crew, Task
+from crewai.tools import tool
+from langchain.agents import AgentExecutor
+from langchain_core.tools import StructuredTool
+
+writer = Agent(role="Writer", goal="Write replies", backstory="A writer.")
+draft = Task(description="Draft a reply to {request}.", expected_output="A short reply.", agent=writer)
+crew = Crew(agents=[writer], tasks=[draft])
+
+
+@tool("Draft a reply")
+def draft_reply(request: str) -> str:
+    """Draft a reply."""
+    result = crew.kickoff(inputs={"request": request})
+    return result.raw  # error: DG104:12 tool function `draft_reply` returns the crew's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def summarize_website(url: str) -> str:
+    executor = AgentExecutor(agent=build_agent(), tools=[])
+    result = executor.invoke({"input": url})
+    return result.get("output", "没有结果")  # error: DG104:12 tool function `summarize_website` returns the agent's final answer (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+summarize = StructuredTool.from_function(func=summarize_website)
+
+# case: valid a crew whose task asks for JSON, and a crew whose tasks cannot be read
+from crewai import Agent, Crew, Task
+from crewai.tools import tool
+
+writer = Agent(role="Writer", goal="Write replies", backstory="A writer.")
+draft = Task(description="Draft {request}.", expected_output="A reply.", agent=writer, output_json=Reply)
+crew = Crew(agents=[writer], tasks=[draft])
+
+
+@tool("Draft a reply")
+def draft_reply(request: str) -> str:
+    """Draft a reply."""
+    return crew.kickoff(inputs={"request": request}).raw
+
+
+@tool("Run a crew")
+def run_crew(request: str) -> str:
+    """Run a crew built elsewhere."""
+    return build_crew().kickoff(inputs={"request": request}).raw
+
+# case: invalid a function looked up in a table of functions returns what the table's functions return
+from langchain_core.tools import tool
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def news_csv(ticker: str) -> str:
+    return "\n".join(["title,link", ticker])
+
+
+def prices(ticker: str) -> dict:
+    return {"ticker": ticker}
+
+
+def volumes(ticker: str) -> dict:
+    return {"volume": ticker}
+
+
+VENDORS = {"alpha_vantage": news_markdown, "yfinance": news_csv}
+VENDOR_METHODS = {"get_news": VENDORS, "get_prices": {"alpha_vantage": prices, "yfinance": volumes}}
+
+
+def route_to_vendor(method: str, vendor: str, *args):
+    impl = VENDOR_METHODS[method][vendor]
+    return impl(*args)
+
+
+@tool
+def get_news(vendor: str, ticker: str) -> str:
+    """Recent news about a company."""
+    return VENDORS[vendor](ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDORS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_news_routed(ticker: str) -> str:
+    """Recent news, from the configured vendor."""
+    return route_to_vendor("get_news", "yfinance", ticker)  # error: DG104:12 tool function `get_news_routed` returns values that are not JSON text (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_prices(vendor: str, ticker: str) -> str:
+    """Prices."""
+    return VENDOR_METHODS["get_prices"].get(vendor)(ticker)  # error: DG104:12 tool function `get_prices` returns a dict (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a table of functions returning JSON text, or JSON and other values, or of classes, or a lambda
+import json
+
+from langchain_core.tools import tool
+
+
+def news_json(ticker: str) -> str:
+    return json.dumps({"ticker": ticker})
+
+
+def news_text(ticker: str) -> str:
+    return f"News for {ticker}"
+
+
+class Fetcher:
+    pass
+
+
+JSON_VENDORS = {"a": news_json, "b": news_json}
+MIXED = {"a": news_json, "b": news_text}
+CLASSES = {"a": Fetcher}
+LAMBDAS = {"a": lambda ticker: f"News for {ticker}"}
+
+
+@tool
+def get_news(vendor: str, ticker: str) -> str:
+    """News."""
+    if vendor == "json":
+        return JSON_VENDORS[vendor](ticker)
+    if vendor == "mixed":
+        return MIXED[vendor](ticker)
+    if vendor == "class":
+        return CLASSES[vendor](ticker)
+    return LAMBDAS[vendor](ticker)

@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
+from dispatchguard.lint.inference.returns import CHAT_MODEL
 from dispatchguard.lint.kinds import CLASS, REGISTRY
-from dispatchguard.lint.library import library_tool_output, run_answer
+from dispatchguard.lint.library import chat_model_class, library_tool_output, run_answer
 
 if TYPE_CHECKING:
     from dispatchguard.lint.modules import ModuleInfo
@@ -37,6 +38,9 @@ class FlowContext(Protocol):
     def qualified_name(self, node: ast.AST, fn: FunctionInfo | None = None) -> str | None:
         """The dotted name ``node`` refers to (seen from ``fn``), or None."""
 
+    def function_returns(self, qual: str) -> str | None:
+        """What a function of another module of the project returns, as its summary records it."""
+
 #: Whether a qualified name is a class of the kind asked for.
 ClassTest = Callable[[str], bool]
 
@@ -53,7 +57,8 @@ def parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
 
 
 def optional_inner(node: ast.expr) -> ast.expr:
-    """``X`` of ``Optional[X]`` and ``X | None``; a subscripted generic's origin (``Stream[T]``)."""
+    """``X`` of ``Optional[X]``, ``X | None``, ``ClassVar[X]``, ``Final[X]`` and ``Annotated[X, ...]``;
+    a subscripted generic's origin (``Stream[T]``)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         if isinstance(node.right, ast.Constant) and node.right.value is None:
             return optional_inner(node.left)
@@ -61,10 +66,16 @@ def optional_inner(node: ast.expr) -> ast.expr:
             return optional_inner(node.right)
         return node
     if isinstance(node, ast.Subscript):
-        if isinstance(node.value, ast.Name) and node.value.id == "Optional":
-            return optional_inner(node.slice)
+        origin = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
+        if origin in _WRAPPERS:  # ``ClassVar[ChatOpenAI]``, ``Annotated[Exa, ...]``: the class inside
+            inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+            return optional_inner(inner)
         return node.value
     return node
+
+
+#: Annotations whose first argument is the value's type.
+_WRAPPERS = frozenset({"Optional", "ClassVar", "Final", "Annotated"})
 
 
 MODEL_CALLS = "tool_calls"
@@ -261,6 +272,25 @@ def tool_run_output(ctx: FlowContext, node: ast.AST, method: str, fn: FunctionIn
     return f"{output} (what `{name}` answers)" if output is not None else None
 
 
+def chat_model_of(ctx: FlowContext, node: ast.AST, fn: FunctionInfo) -> str | None:
+    """The chat model class outside the project ``node`` is an instance of: a class whose ``invoke``
+    is declared to answer a message (the environment's sources, else the bundled SDK table), or a
+    chat model class of the library table (:func:`..library.chat_model_class`); or the factory of
+    another module of the project that made it, when its summary says it returns a chat model."""
+
+    def is_chat_model(qual: str) -> bool:
+        if not ctx.resolver.outside(qual):  # a factory of the project: ``llm = get_llm()``
+            made = ctx.function_returns(qual)
+            return made is not None and made.startswith(f"{CHAT_MODEL} (")
+        if chat_model_class(qual):
+            return True
+        declared = ctx.method_returns(qual, "invoke")
+        return declared is not None and declared.startswith(_MESSAGE_VERDICTS)
+
+    return class_of_instance(ctx, node, fn, is_chat_model)
+
+
+_MESSAGE_VERDICTS = tuple(f"an instance of `{m}`" for m in ("AIMessage", "BaseMessage", "AIMessageChunk"))
 _TOOL_BATCHES = frozenset({"batch", "abatch"})
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
 

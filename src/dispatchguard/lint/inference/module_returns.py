@@ -4,9 +4,10 @@ module's own tree: its functions, imports and constants, nothing of the project)
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dispatchguard.lint.inference.returns import Classifier, Function
+from dispatchguard.lint.library import chat_model_class
 
 #: Decorators that keep what a function returns (any other may replace the function).
 # decorators that keep what a call gives: caches, and a tool decorator (running the tool, or calling
@@ -223,12 +224,16 @@ class ModuleKnowledge:
     as written, relative ones with their dots), its top-level functions, its text and literal
     constants. Nothing crosses into another module, so the verdicts depend on the file alone."""
 
+    #: a call through a table of functions imported from elsewhere is recorded, not judged
+    defers_tables = True
+
     def __init__(self, body: list[ast.stmt], imports: dict[str, str], defined: dict[str, list]) -> None:
         self.body = body
         self.imports = imports
         self.defined = defined
         self.functions: dict[str, SyntaxFunction] = {}
         self._constants: dict[str, ast.expr | None] | None = None
+        self._values: dict[str, ast.expr] | None = None
 
     def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
         """``node``'s dotted name through the module's own imports (as written) or top-level names (bare).
@@ -292,8 +297,36 @@ class ModuleKnowledge:
         return None
 
     def instance_of(self, node: ast.AST, fn: Function, makers: frozenset[str]) -> str | None:
-        """Always None: the index does not follow bindings to the classes that made them."""
+        """Which of ``makers`` made ``node``: a call of it, or a name bound once to one (in ``fn``,
+        else at the top level), as this module's imports spell it; None otherwise."""
+        return self._made_by(node, fn, makers.__contains__)
+
+    def chat_model(self, node: ast.AST, fn: Function) -> str | None:
+        """The chat model class of the library table (:func:`..library.chat_model_class`) that made
+        ``node`` (as :meth:`instance_of`); the declared types of the environment are the walker's."""
+        return self._made_by(node, fn, chat_model_class)
+
+    def _made_by(self, node: ast.AST, fn: Function, accept: Callable[[str], bool]) -> str | None:
+        if isinstance(node, ast.Name):
+            bound = fn.assigns.get(node.id)
+            if bound:
+                node = bound[0] if len(bound) == 1 and bound[0] is not None else node
+            else:
+                node = self.module_value(node.id) or node
+        if not isinstance(node, ast.Call):
+            return None
+        qual = self.qualified_name(node.func, fn)
+        return qual if qual is not None and accept(qual) else None
+
+    def attribute_value(self, node: ast.AST, fn: Function) -> ast.expr | None:
+        """Always None: the index does not follow ``self`` attributes."""
         return None
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value of a top-level name's only binding, a plain assignment (:func:`top_level_values`)."""
+        if self._values is None:
+            self._values = top_level_values(self.body)
+        return self._values.get(name)
 
     def module_text(self, name: str) -> str | None:
         """The text of a top-level name bound once to a str constant, else None."""
@@ -318,6 +351,42 @@ class ModuleKnowledge:
 
 
 _LITERALS = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple)
+
+
+def top_level_values(body: list[ast.stmt]) -> dict[str, ast.expr]:
+    """name -> value for the top-level names of a module bound once, by a plain assignment (``chain
+    = prompt | llm | StrOutputParser()``); a name bound more than once, or otherwise (a ``def``, an
+    import, a loop, an ``if`` at top level), is left out."""
+    values: dict[str, ast.expr] = {}
+    rebound: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names = [stmt.targets[0].id]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            names = [stmt.target.id]
+        else:
+            names = _bound_names(stmt)
+            rebound.update(names)
+            continue
+        for name in names:
+            if name in values:
+                rebound.add(name)
+            values[name] = stmt.value  # type: ignore[assignment]
+    return {name: value for name, value in values.items() if name not in rebound}
+
+
+def _bound_names(stmt: ast.AST) -> list[str]:
+    """The names a top-level statement other than a plain assignment binds: its targets, imports
+    and definitions (a compound statement's inner bindings too; nested scopes left out)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".", 1)[0] for a in stmt.names]
+    if isinstance(stmt, ast.Name):
+        return [stmt.id] if isinstance(stmt.ctx, ast.Store) else []
+    if isinstance(stmt, (ast.Lambda, ast.expr_context)):
+        return []
+    return [name for child in ast.iter_child_nodes(stmt) for name in _bound_names(child)]
 
 
 def summarise_returns(

@@ -20,10 +20,16 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
+from dispatchguard.lint.inference.tables import DEFERRED, deferred, function_table, union
+from dispatchguard.lint.library import chat_model_class
 
 JSON = "json"
 NEVER = "never"
+#: The verdict of a chat model instance (``ChatOpenAI(...)``): a project function returning one is a
+#: factory of models (:func:`.flow.chat_model_of`).
+CHAT_MODEL = "a chat model"
 # classification: "json", None (unknown), or a description of what is returned (not JSON)
 
 #: What makes an agent executor, whose runs answer ``{"output": <the final answer>, ...}``.
@@ -146,6 +152,10 @@ class Function(Protocol):
 class Knowledge(Protocol):
     """What the classifier asks about names (see the walker's query API)."""
 
+    #: Whether a call through a table of functions it cannot judge is recorded for later
+    #: (:func:`.tables.deferred`: the index, which judges one file alone) or unknown (the walker).
+    defers_tables: bool
+
     def qualified_name(self, node: ast.AST, fn: Function | None = None) -> str | None:
         """The dotted name ``node`` refers to (seen from ``fn``), or None for locals, builtins, unknowns."""
 
@@ -196,6 +206,16 @@ class Knowledge(Protocol):
         """Which of ``makers`` (qualified names of classes or factory functions) made the value of
         ``node``, following its bindings; None when none did or it cannot tell."""
 
+    def chat_model(self, node: ast.AST, fn: Function) -> str | None:
+        """The chat model class outside the project ``node`` is an instance of (its ``invoke`` is
+        declared to answer a message, or the library table names it), following its bindings."""
+
+    def module_value(self, name: str) -> ast.expr | None:
+        """The value a module-level name is bound to by its only binding, a plain assignment; else None."""
+
+    def attribute_value(self, node: ast.AST, fn: Function) -> ast.expr | None:
+        """The call or annotation ``self.<attr>`` is first bound to in ``fn``'s class, else None."""
+
 
 class Classifier:
     """What a returned expression is: :data:`JSON`, None (unknown) or a description of a value
@@ -245,6 +265,8 @@ class Classifier:
             verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
+        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere: alone, or unknown
+            return verdicts[0] if len(set(verdicts)) == 1 else None
         bad = [v for v in verdicts if v != JSON]
         return bad[0] if len(bad) == len(verdicts) else None
 
@@ -333,6 +355,15 @@ class Classifier:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
 
+    def attribute(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``.content`` of an agent's last message or of a chat model's reply, ``.raw`` of a crew's
+        run (:mod:`.model_text`); None for any other attribute."""
+        if node.attr == "content":
+            return self.last_message(node, fn, depth) or model_text.content(self.ctx, node, fn)
+        if node.attr == "raw":
+            return model_text.crew_raw(self.ctx, node, fn)
+        return None
+
     def last_message(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
         """``run["messages"][-1].content`` of a prebuilt agent graph's run (``create_react_agent``,
         ``create_agent``): its last message is the agent's final answer, prose. Any other attribute,
@@ -357,9 +388,7 @@ class Classifier:
             return None
         if node.func.attr not in ("invoke", "ainvoke"):
             return None
-        return "the agent's final answer (prose the model wrote)" if self.ctx.instance_of(
-            node.func.value, fn, makers
-        ) else None
+        return _AGENT_ANSWER if self.ctx.instance_of(node.func.value, fn, makers) else None
 
     def binop(self, node: ast.BinOp, fn: Function, depth: int) -> str | None:
         """``+``: text glued to JSON or to text that cannot be JSON, or a number; ``%``: a template JSON
@@ -491,8 +520,30 @@ class Classifier:
             local = self.ctx.local_function(fn, func.id)
             if local is not None:
                 return self.function(local, depth + 1)
-            return self.builtin_call(func.id, node, fn, depth)
-        return None
+            builtin = self.builtin_call(func.id, node, fn, depth)
+            if builtin is not None or not fn.assigns.get(func.id):
+                return builtin
+        return self.table_call(func, fn, depth)
+
+    def table_call(self, func: ast.expr, fn: Function, depth: int) -> str | None:
+        """A call of a function looked up in a table of functions (:func:`.tables.function_table`):
+        the union of their verdicts (:func:`.tables.union`); None when one is unknown or a class.
+        Judged from one module alone (the index), a table holding a function whose verdict that
+        module cannot tell is recorded as such (:func:`.tables.deferred`), for the walker."""
+        found = function_table(self.ctx, func, fn)
+        if found is None:
+            return None
+        table, functions = found
+        verdicts: list[str | None] = []
+        for function in functions:
+            qual = self.ctx.qualified_name(function, fn)
+            if qual is None or self.ctx.is_class(qual):
+                return None
+            verdicts.append(self.named_call(qual, fn, depth + 1))
+        if None in verdicts and self.ctx.defers_tables:
+            written = [dotted_name(f) for f in functions]
+            return deferred(table, written) if None not in written else None  # type: ignore[arg-type]
+        return union(table, verdicts, TEXTUAL_VERDICTS)
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
@@ -518,6 +569,12 @@ class Classifier:
         verdict = self.ctx.instance_method_returns(receiver, attr, fn)
         if verdict is not None:
             return verdict
+        if attr in _AGENT_RUNS and self.ctx.instance_of(receiver, fn, AGENT_EXECUTORS):
+            return _AGENT_ANSWER  # ``executor.run(q)``: the final answer alone
+        if attr in _TEXT_RUNS:  # a chat model's ``predict``, a ``StrOutputParser`` chain's ``invoke``
+            verdict = model_text.text_run(self.ctx, node, fn)
+            if verdict is not None:
+                return verdict
         if attr in _TOOL_RUNS:  # a tool function of the project run: what the function returns
             verdict = self.tool_function_run(receiver, fn, depth)
             if verdict is not None:
@@ -563,6 +620,8 @@ class Classifier:
         found, verdict = self.project_function(qual, depth)
         if found:
             return verdict
+        if chat_model_class(qual):  # what a project's factory of models returns (``get_llm()``)
+            return f"{CHAT_MODEL} (`{last}`)"
         if ctx.is_class(qual):
             return f"an instance of `{last}`"
         declared = ctx.declared_returns(qual)
@@ -623,6 +682,12 @@ class Classifier:
         return self.classify(node.args[0], fn, depth + 1) if len(node.args) == 1 else None
 
     def _defaulted(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        key = node.args[0] if node.args else None
+        if isinstance(key, ast.Constant) and key.value == "output":  # ``result.get("output", "...")``
+            answer = self.agent_answer(func.value, fn)
+            default = node.args[1] if len(node.args) == 2 else None
+            if answer is not None and (default is None or _is_text(self.classify(default, fn, depth + 1))):
+                return answer
         if len(node.args) == 1 and not node.keywords:
             # a table of text looked up without a default: text, or None when the key is missing
             table = self.text_table(func.value, fn, depth)
@@ -670,6 +735,9 @@ class Classifier:
 _STRIP_METHODS = frozenset({"strip", "rstrip", "lstrip"})
 #: what running a tool gives: a tool function's (``@tool``) own return value
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "run", "arun"})
+_TEXT_RUNS = frozenset({"invoke", "ainvoke", "predict", "apredict"})
+_AGENT_RUNS = frozenset({"run", "arun"})
+_AGENT_ANSWER = "the agent's final answer (prose the model wrote)"
 _CLASSIFIERS = {
     ast.Constant: Classifier.constant,
     ast.UnaryOp: Classifier.unary,
@@ -679,7 +747,7 @@ _CLASSIFIERS = {
     ast.Name: Classifier.named,
     ast.Call: Classifier.call,
     ast.Subscript: Classifier.sliced,
-    ast.Attribute: Classifier.last_message,
+    ast.Attribute: Classifier.attribute,
     ast.JoinedStr: Classifier.fstring,
 }
 _METHOD_HANDLERS = {
@@ -696,13 +764,21 @@ _METHOD_HANDLERS = {
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
-_TEXT_VERDICTS = ("text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON)
+_TEXT_VERDICTS = (
+    "text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON, model_text.MODEL_REPLY,
+    model_text.CHAIN_TEXT, model_text.CREW_TEXT, "the agent's final answer",
+)  # fmt: skip
 
 
 def _is_text(verdict: str | None) -> bool:
     return verdict is not None and verdict.startswith(_TEXT_VERDICTS)
 # the verdicts whose slices keep them: text of those kinds, and the formats of _NOT_JSON_METHODS
 _SLICED_VERDICTS = (*_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a list", "a tuple", "bytes")
+#: the verdicts of text of any kind (the union of functions that return several kinds is text)
+TEXTUAL_VERDICTS = (
+    *_TEXT_VERDICTS, "markdown", "HTML", "CSV", "a table as text", "a date as text", "JSON text cut short"
+)  # fmt: skip
+
 
 
 #: two dates every field of which differs (one digit and two digits, AM and PM, weekdays, months)
@@ -778,6 +854,15 @@ def _is_last(index: ast.expr) -> bool:
         and isinstance(index.operand, ast.Constant)
         and index.operand.value == 1
     )
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` of a chain of names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _last_name(node: ast.AST) -> str | None:
