@@ -603,6 +603,7 @@ def _enter(job: dict[str, Any], folder: Path) -> None:
         _drop_capabilities()
     else:
         os.setsid()
+        _without_root_powers()
     os.environ.update(HOME=str(folder), TMPDIR=str(folder))
     import tempfile
 
@@ -622,6 +623,25 @@ def _drop_capabilities() -> None:
         _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
     _checked(_libc().capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()), "capset")
+
+
+def _without_root_powers() -> None:
+    """A tool run as root under the seal keeps no capability, not even after an exec (securebits
+    ``NOROOT``, locked; the bounding and ambient sets emptied): it cannot read the memory or the
+    ``/proc/<pid>/environ`` of a process that made itself non-dumpable, as ``verify`` does."""
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return
+    libc = _libc()
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
+            top = int(last.read())
+    except (OSError, ValueError):
+        top = 40
+    for capability in range(top + 1):
+        libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    _checked(libc.prctl(28, 0x2F, 0, 0, 0), "securebits")  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, locked
+    _drop_capabilities()
 
 
 def _become_subreaper() -> None:
