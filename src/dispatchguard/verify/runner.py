@@ -130,9 +130,10 @@ def resolve_isolation(asked: str) -> str:
 
 def project_interpreter(explicit: str | None, config: Any) -> str | None:
     """The interpreter that runs the tools' processes: ``explicit`` (``--python``: an interpreter
-    or an environment folder), else the ``python`` setting, else the project's environment as
-    ``check`` finds it (``VIRTUAL_ENV``, a ``.venv`` or ``venv`` at the root); None when that is
-    this interpreter's own environment or none is found. ValueError when ``explicit`` names none."""
+    or an environment folder), else the ``python`` setting of ``[tool.dispatchguard.verify]``, else
+    that of ``[tool.dispatchguard]``, else the project's environment as ``check`` finds it
+    (``VIRTUAL_ENV``, a ``.venv`` or ``venv`` at the root); None when that is this interpreter's
+    own environment or none is found. ValueError when ``explicit`` names none."""
     from dispatchguard.lint.environment import find_environment
 
     if explicit is not None:
@@ -140,7 +141,8 @@ def project_interpreter(explicit: str | None, config: Any) -> str | None:
         if python is None:
             raise ValueError(f"--python {explicit}: no Python interpreter there")
     else:
-        setting = getattr(config, "python", None)
+        verify = getattr(getattr(config, "verify", None), "python", None)
+        setting = verify if verify is not None else getattr(config, "python", None)
         if setting is False:
             return None
         found, _ = find_environment(Path(config.root), setting if isinstance(setting, str) else None)
