@@ -114,11 +114,22 @@ def strategy_of(schema: Any, root: Any = None, depth: int = 0) -> Any:
     """A hypothesis strategy for the JSON values ``schema`` describes (``$ref`` into ``$defs``,
     ``enum``, ``const``, ``anyOf``/``oneOf``, the JSON types with their bounds; any JSON value
     for what it does not describe): the tool's own schema refuses what does not fit."""
-    from hypothesis import strategies as st
-
     root = schema if root is None else root
     if not isinstance(schema, dict) or depth > 10:
         return _json_values()
+    combined = _combined(schema, root, depth)
+    if combined is not None:
+        return combined
+    kind = schema.get("type")
+    made = _TYPED.get(kind) if isinstance(kind, str) else None
+    return made(_Schema(schema, root, depth)) if made is not None else _json_values()
+
+
+def _combined(schema: dict[str, Any], root: Any, depth: int) -> Any:
+    """The strategy of a schema that refers or combines (``$ref``, ``const``, ``enum``,
+    ``anyOf``/``oneOf``, one ``allOf``, a list of types); None for a schema of one type."""
+    from hypothesis import strategies as st
+
     if isinstance(schema.get("$ref"), str):
         target = _resolve(root, schema["$ref"])
         return strategy_of(target, root, depth + 1) if target is not None else _json_values()
@@ -134,8 +145,7 @@ def strategy_of(schema: Any, root: Any = None, depth: int = 0) -> Any:
     kind = schema.get("type")
     if isinstance(kind, list) and kind:
         return st.one_of([strategy_of({**schema, "type": k}, root, depth + 1) for k in kind])
-    made = _TYPED.get(kind) if isinstance(kind, str) else None
-    return made(_Schema(schema, root, depth)) if made is not None else _json_values()
+    return None
 
 
 class _Schema:
