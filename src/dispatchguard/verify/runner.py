@@ -288,7 +288,8 @@ class ForkServer:
     def start(self, preload: Sequence[str]) -> None:
         """Start the server (under its reaper, in its sandbox) and wait for it to say it is ready."""
         options = self.options
-        spec = {"folder": str(self.folder), "loopback": options.loopback, "preload": list(preload)}
+        spec = {"folder": str(self.folder), "loopback": options.loopback, "preload": list(preload),
+                "namespaces": self.level == "namespaces"}  # fmt: skip
         (self.folder / "server.json").write_text(json.dumps(spec), encoding="utf-8")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.control = ours

@@ -460,6 +460,8 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
     never the project's own modules) once, answer ``{"ready": ...}``; then, per request (a job
     file and three descriptors: the tool's socket, the status pipe's write end, the stop pipe's
     read end), fork a keeper (:func:`keep`). Ends when ``control`` closes."""
+    if spec.get("namespaces"):
+        _own_user_namespace()  # now, single-threaded: a preloaded module may start threads
     seal_network(spec.get("loopback", False))
     output = os.open(os.path.join(spec["folder"], "server-output"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(output, 1)
@@ -571,16 +573,14 @@ def _checked(result: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _own_namespaces(job: dict[str, Any]) -> None:
-    """New user, PID, mount and IPC namespaces (and network, unless loopback is allowed) for the
-    tool's process about to be forked; the same user and group ids inside; in the new mount
-    namespace the server's folder is read-only but for the tool's own folder."""
-    libc = _libc()
+def _own_user_namespace() -> None:
+    """Put the server in a user namespace of its own, the same user and group ids inside (where
+    they can be mapped): its keepers hold the capabilities that make a tool's namespaces there.
+    Done before anything is imported: unshare(CLONE_NEWUSER) refuses a process with threads."""
     uid, gid = os.getuid(), os.getgid()
-    flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (0 if job.get("loopback") else CLONE_NEWNET)
-    _checked(libc.unshare(flags), "unshare")
+    _checked(_libc().unshare(CLONE_NEWUSER), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        try:  # the same ids inside; root's own id cannot be mapped without CAP_SETFCAP (then: nobody)
+        try:  # root's own id cannot be mapped without CAP_SETFCAP (then it is nobody inside)
             fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
             try:
                 os.write(fd, text.encode())
@@ -588,6 +588,15 @@ def _own_namespaces(job: dict[str, Any]) -> None:
                 os.close(fd)
         except PermissionError:
             pass
+
+
+def _own_namespaces(job: dict[str, Any]) -> None:
+    """New PID, mount and IPC namespaces (and network, unless loopback is allowed) for the tool's
+    process about to be forked, owned by the server's user namespace; in the new mount namespace
+    the server's folder is read-only but for the tool's own folder."""
+    libc = _libc()
+    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (0 if job.get("loopback") else CLONE_NEWNET)
+    _checked(libc.unshare(flags), "unshare")
     for path, read_only in ((job["folder"], True), (job["home"], False)):
         kept = sum(ms for st, ms in _KEPT_MOUNT_FLAGS.items() if os.statvfs(path).f_flag & st)
         target = path.encode()
