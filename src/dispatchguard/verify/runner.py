@@ -39,8 +39,10 @@ from dispatchguard.verify.worker import Channel, ToolGone, ToolHung, contract_pr
 #: Variables a worker keeps from the environment (the rest, API keys included, is left out
 #: unless passed through).
 KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "VIRTUAL_ENV")
-#: Seconds a worker may take to start and import the project, beyond its calls.
+#: Seconds a tool's process may take to import its module and build the tool (its first answer).
 STARTUP_SECONDS = 30.0
+#: Seconds the fork server may take to import the frameworks the tools import (once per run).
+READY_SECONDS = 300.0
 #: How much of a wrong result a report shows.
 SHOWN_CHARS = 200
 
@@ -281,8 +283,8 @@ class ForkServer:
         UNDUMPABLE.enter()
         try:
             self.start(preload)
-        except BaseException:
-            self.close()
+        except BaseException:  # interrupted while it started: no waiting for its end
+            self.close(gently=False)
             raise
 
     def start(self, preload: Sequence[str]) -> None:
@@ -317,7 +319,7 @@ class ForkServer:
 
     def _ready(self) -> str | None:
         """None once the server said it is ready; else why it is not."""
-        self.control.settimeout(STARTUP_SECONDS + 60 * bool(self.options.python))
+        self.control.settimeout(READY_SECONDS)
         try:
             message = self.control.recv(1 << 16)
         except OSError as exc:
@@ -391,12 +393,13 @@ class ForkServer:
             os.close(stop_r)
         return Channel(ours, STARTUP_SECONDS, self.options.timeout * 2 + ANSWER_GRACE), status_r, stop_w
 
-    def close(self) -> None:
-        """End the server and everything below it; remove its folder."""
+    def close(self, *, gently: bool = True) -> None:
+        """End the server and everything below it (``gently``: it ends by itself once its request
+        socket closes, else the reaper ends it at once); remove its folder."""
         try:
             if self.process is not None:
                 self.control.close()  # the server ends at the end of its requests
-                _stop(self.process, self.alive, gently=True)
+                _stop(self.process, self.alive, gently=gently)
                 WORKERS.done(self.process)
                 os.close(self.alive)
         finally:
@@ -643,20 +646,24 @@ def verify_tools(
                 progress(report)
             return report
 
+        interrupted = True
         try:
             if jobs <= 1:
-                return [one(t) for t in targets]
-            pool = ThreadPoolExecutor(max_workers=jobs)
-            try:
-                return list(pool.map(one, targets))
-            except BaseException:
-                WORKERS.stop_all()
-                raise
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+                reports = [one(t) for t in targets]
+            else:
+                pool = ThreadPoolExecutor(max_workers=jobs)
+                try:
+                    reports = list(pool.map(one, targets))
+                except BaseException:
+                    WORKERS.stop_all()
+                    raise
+                finally:
+                    pool.shutdown(wait=True, cancel_futures=True)
+            interrupted = False
+            return reports
         finally:
             if server is not None:
-                server.close()
+                server.close(gently=not interrupted)
 
 
 @contextmanager

@@ -697,13 +697,13 @@ def _kill_when_closed(stop: int, pid: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m dispatchguard.verify.worker --serve FD SPEC.json``: the fork server on the
-    socket ``FD`` (see :func:`serve`)."""
+    socket ``FD`` (see :func:`serve`); it exits when the socket closes. 2 on a wrong command line."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 3 or args[0] != "--serve":
         sys.stderr.write("usage: python -m dispatchguard.verify.worker --serve FD SPEC.json\n")
         return 2
     serve(socket.socket(fileno=int(args[1])), _loads(Path(args[2]).read_text(encoding="utf-8")))
-    return 0
+    os._exit(0)  # the threads a preloaded framework started are not joined
 
 
 if __name__ == "__main__":
