@@ -135,3 +135,37 @@ def test_a_tool_that_never_answers_is_hung_and_killed(tmp_path: Path, level: str
     (report,) = json.loads(done.stdout)
     assert (report["status"], report["detail"]) == ("hung", "no answer in 6 s: the tool's process was killed")
     assert done.returncode == 1
+
+
+SLOW_TO_BUILD = """
+import threading
+
+
+def tool(function):
+    return function
+
+
+threading.Event().wait()  # the module never finishes importing: the tool is never built
+
+
+@tool
+def never(q: str) -> str:
+    '''Never reached.'''
+    return "{}"
+"""
+
+
+def test_a_tool_that_never_gets_built_is_hung_after_the_startup_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer (the module imported, the tool built) has its own limit, named in the report."""
+    from dispatchguard.lint import load_config
+    from dispatchguard.verify import runner
+    from dispatchguard.verify.discover import verify_targets
+
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n', "utf-8")
+    (tmp_path / "tools.py").write_text(textwrap.dedent(SLOW_TO_BUILD), encoding="utf-8")
+    (target,) = verify_targets([str(tmp_path)], load_config([tmp_path]))
+    monkeypatch.setattr(runner, "STARTUP_SECONDS", 1.0)  # the setting, lowered: not a stand-in
+    report = runner.verify_tool(target, runner.VerifyOptions(cases=1, isolation="seal"))
+    assert (report.status, report.detail) == ("hung", "no answer in 1 s: the tool's process was killed")

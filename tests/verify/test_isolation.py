@@ -81,6 +81,20 @@ def parent_environ(q: str) -> str:
 
 
 @tool
+def opens_other_memory(q: str) -> str:
+    """Opens the memory of every other process it sees (the server, the keepers, the other tools)."""
+    me = os.readlink("/proc/self")
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and entry != me:
+            try:
+                with open(f"/proc/{entry}/mem", "rb"):
+                    return {"opened": entry}
+            except OSError:
+                pass
+    return "{}"
+
+
+@tool
 def writes_beside(q: str) -> str:
     """Writes beside its own folder: in the folder that holds it (the fork server's, its siblings')."""
     try:
@@ -259,7 +273,7 @@ def attacked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 def test_every_run_says_its_isolation(attacked) -> None:
     level, reports, _, _, _, done = attacked
-    assert len(reports) == 9, done.stderr
+    assert len(reports) == 10, done.stderr
     assert {r["isolation"] for r in reports.values()} == {level}
     assert f"Isolation: {level}" in done.stderr
 
@@ -267,6 +281,13 @@ def test_every_run_says_its_isolation(attacked) -> None:
 def test_the_parents_environment_is_out_of_reach(attacked) -> None:
     _, reports, *_ = attacked
     assert reports["parent_environ"]["status"] == "verified", reports["parent_environ"]
+
+
+def test_a_tool_cannot_open_another_process_memory(attacked) -> None:
+    level, reports, *_ = attacked
+    if level == "seal":
+        pytest.skip("the seal is no sandbox: a tool opens the memory of the user's other processes")
+    assert reports["opens_other_memory"]["status"] == "verified", reports["opens_other_memory"]
 
 
 def test_a_tool_writes_only_to_its_own_folder(attacked) -> None:

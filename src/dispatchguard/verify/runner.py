@@ -358,8 +358,8 @@ class ForkServer:
             return ToolReport(target, "error", f"the fork server ended: {exc}", isolation=level)
         try:
             end: dict[str, Any] | None = drive(job, channel, records)
-        except ToolHung:
-            end = {"status": "hung"}
+        except ToolHung as hung:
+            end = {"status": "hung", "seconds": hung.seconds}
         except ToolGone:
             end = None
         except Exception as exc:  # hypothesis or the driver failed
@@ -525,7 +525,7 @@ def judge(
     if end is None:
         return ToolReport(target, "crashed", f"the tool's process {_how(ended)} without its verdict", **common)
     if end["status"] == "hung":
-        limit = options.timeout * 2 + ANSWER_GRACE
+        limit = end.get("seconds") or options.timeout * 2 + ANSWER_GRACE
         return ToolReport(target, "hung", f"no answer in {limit:g} s: the tool's process was killed", **common)
     common.update(output_bytes=_count(end.get("output_bytes")), threads_left=_count(end.get("threads_left")))
     if end["status"] in ("not_built", "error"):

@@ -206,7 +206,9 @@ class ToolGone(BaseException):
 
 
 class ToolHung(ToolGone):
-    """The tool's process gave no answer within the time it had."""
+    """The tool's process gave no answer within ``seconds``."""
+
+    seconds: float | None = None
 
 
 class Channel:
@@ -235,7 +237,9 @@ class Channel:
             line = self.lines.readline()
             message = _loads(line) if line else None
         except TimeoutError as exc:
-            raise ToolHung from exc
+            hung = ToolHung()
+            hung.seconds = limit
+            raise hung from exc
         except (OSError, ValueError) as exc:
             raise ToolGone from exc
         if not isinstance(message, dict):
@@ -462,6 +466,7 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
     read end), fork a keeper (:func:`keep`). Ends when ``control`` closes."""
     if spec.get("namespaces"):
         _own_user_namespace()  # now, single-threaded: a preloaded module may start threads
+    _undumpable()  # the server, its keepers and the tools' processes (forks keep it): see its docstring
     seal_network(spec.get("loopback", False))
     output = os.open(os.path.join(spec["folder"], "server-output"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(output, 1)
@@ -651,6 +656,15 @@ def _without_root_powers() -> None:
     libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
     _checked(libc.prctl(28, 0x2F, 0, 0, 0), "securebits")  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, locked
     _drop_capabilities()
+
+
+def _undumpable() -> None:
+    """Make this process (and every fork of it) non-dumpable (Linux): its memory and its
+    ``/proc/<pid>`` files (``mem``, ``environ``) are out of reach of a process of the same user
+    without ``CAP_SYS_PTRACE`` over it, so a tool can neither rewrite another tool's answers nor
+    take over a keeper (which holds capabilities in the server's user namespace)."""
+    if sys.platform.startswith("linux"):
+        _libc().prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
 def _become_subreaper() -> None:
