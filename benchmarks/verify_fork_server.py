@@ -57,8 +57,16 @@ def run(source: Path, root: Path, paths: list[str], args: argparse.Namespace, co
         "wall_per_built_tool": round(wall / max(1, len(built)), 2),
         "cpu_per_built_tool": round((usage.ru_utime + usage.ru_stime) / max(1, len(built)), 2),
         "median_tool_wall": round(statistics.median(r["wall_seconds"] for r in built), 2) if built else None,
+        # forked, module imported, tool built (reported since the fork server; None before)
+        "median_tool_startup": _median(r.get("startup_seconds") for r in built),
+        "max_tool_startup": max((r["startup_seconds"] for r in built if "startup_seconds" in r), default=None),
         "verdicts": {r["tool"]: r["status"] for r in reports},
     }
+
+
+def _median(values: object) -> float | None:
+    known = [v for v in values if v is not None]  # type: ignore[attr-defined]
+    return round(statistics.median(known), 3) if known else None
 
 
 def main() -> int:

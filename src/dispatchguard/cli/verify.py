@@ -160,5 +160,6 @@ def _as_json(report: Any) -> dict[str, Any]:
         "threads_left": report.threads_left,
         "cpu_seconds": round(report.cpu_seconds, 3),
         "wall_seconds": round(report.wall_seconds, 3),
+        "startup_seconds": round(report.startup_seconds, 3),
         "isolation": report.isolation,
     }

@@ -12,6 +12,7 @@ in-process seal (see docs/verify.md, "Isolation").
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -107,6 +108,8 @@ class ToolReport:
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     isolation: str = ""
+    #: from the request for the tool's process to its first answer (forked, module imported, tool built)
+    startup_seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -370,7 +373,10 @@ class ForkServer:
             ended = _read_status(status, REAPER_SECONDS)
             shutil.rmtree(home, ignore_errors=True)
         cpu = time.thread_time() - thread_cpu + _seconds(ended.get("cpu_seconds"))
-        return judge(target, records, end, ended, options, cpu, time.monotonic() - started, level)
+        report = judge(target, records, end, ended, options, cpu, time.monotonic() - started, level)
+        if channel.first_answer is not None:
+            report = dataclasses.replace(report, startup_seconds=channel.first_answer - started)
+        return report
 
     def _fork(self, home: Path) -> tuple[Channel, int, int]:
         """Ask the server for a keeper and a tool's process: (the tool's channel, the status pipe's

@@ -220,6 +220,7 @@ class Channel:
         self.sock = sock
         self.lines = sock.makefile("rb")
         self.limits = [first, each]
+        self.first_answer: float | None = None  #: when the first answer came (time.monotonic)
 
     def send(self, message: dict[str, Any]) -> None:
         """Write ``message`` as one line; ToolGone when the other side is gone."""
@@ -244,6 +245,10 @@ class Channel:
             raise ToolGone from exc
         if not isinstance(message, dict):
             raise ToolGone
+        if self.first_answer is None:
+            import time
+
+            self.first_answer = time.monotonic()
         return message
 
 
@@ -478,6 +483,7 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
             importlib.import_module(name)
         except BaseException as exc:  # a preload is an optimisation: the tool's process imports it again
             failed[name] = f"{type(exc).__name__}: {_shown(str(exc))}"
+    _warm_up()
     _collect_garbage_once()
     control.sendall(_dumps({"ready": True, "failed": failed, "threads": threading.active_count()}).encode())
     while True:
@@ -496,6 +502,17 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
             keep(_loads(message), fds, control.fileno())
         for fd in fds:
             os.close(fd)
+
+
+def _warm_up() -> None:
+    """Build one argument model and its schema (pydantic builds its machinery on first use: about
+    0.15 s that every fork would pay again)."""
+    try:
+        import pydantic
+
+        json_schema_of(pydantic.create_model("Arguments", q=(str, ...), n=(int, 0)))
+    except Exception:  # no pydantic in the project: its tools' schemas come from their signatures
+        pass
 
 
 def _collect_garbage_once() -> None:
