@@ -61,10 +61,10 @@ class SharedServer:
     def get(self) -> Any:
         """The running server (started now if it is not yet)."""
         if self.server is None:
-            from dispatchguard.verify.runner import ForkServer, preload_of, resolve_isolation
+            from dispatchguard.verify.runner import ForkServer, import_roots, preload_of, resolve_isolation
 
             level = resolve_isolation(self.options.isolation)
-            self.server = ForkServer(self.options, level, preload_of(self.targets))
+            self.server = ForkServer(self.options, level, preload_of(self.targets), import_roots(self.targets))
         return self.server
 
     def close(self) -> None:

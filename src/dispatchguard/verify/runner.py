@@ -276,8 +276,10 @@ class ForkServer:
     :meth:`verify` has it fork a keeper and a tool's process per tool, each in namespaces of its
     own under ``namespaces``. :meth:`close` ends it and everything below it and removes its folder."""
 
-    def __init__(self, options: VerifyOptions, level: str, preload: Sequence[str] = ()) -> None:
-        self.options, self.level = options, level
+    def __init__(
+        self, options: VerifyOptions, level: str, preload: Sequence[str] = (), paths: Sequence[str] = ()
+    ) -> None:
+        self.options, self.level, self.paths = options, level, list(paths)
         self.lock = threading.Lock()
         self.numbers = itertools.count()
         self.folder = Path(tempfile.mkdtemp(prefix="dispatchguard-verify-"))
@@ -294,7 +296,7 @@ class ForkServer:
         """Start the server (under its reaper, in its sandbox) and wait for it to say it is ready."""
         options = self.options
         spec = {"folder": str(self.folder), "loopback": options.loopback, "preload": list(preload),
-                "namespaces": self.level == "namespaces"}  # fmt: skip
+                "paths": self.paths, "seconds": STARTUP_SECONDS, "namespaces": self.level == "namespaces"}  # fmt: skip
         (self.folder / "server.json").write_text(json.dumps(spec), encoding="utf-8")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.control = ours
@@ -508,7 +510,7 @@ def verify_tool(
     level = isolation or resolve_isolation(options.isolation)
     if target.kind == "listed" and target.label not in options.factories:
         return ToolReport(target, "not_built", target.reason or "", isolation=level)
-    with ForkServer(options, level, preload_of([target])) as own:
+    with ForkServer(options, level, preload_of([target]), import_roots([target])) as own:
         return own.verify(target)
 
 
@@ -569,48 +571,74 @@ def _shown(text: str) -> str:
     return shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 3] + "..."
 
 
-def preload_of(targets: Iterable[ToolTarget], limit: int = 500) -> list[str]:
-    """The modules a fork server imports once: what the targets' files import at module level
-    (and, through the project's own modules they import, what those import), less the
-    project's own modules (a fix rewrites them between runs; each tool's process imports them)."""
+def import_roots(targets: Iterable[ToolTarget]) -> list[str]:
+    """The folders the targets' modules are imported from (for the fork server's ``sys.path``)."""
+    return sorted({t.import_root for t in targets})
+
+
+def preload_of(targets: Iterable[ToolTarget], limit: int = 1000) -> list[str]:
+    """The modules a fork server imports once: what the targets' modules import at module level,
+    and what the project's own modules they import (their packages' ``__init__`` included) import
+    in turn; then those project modules themselves, each package before its modules (a run's
+    server reads the files as they are when it starts: ``fix --verify`` starts one per run)."""
     targets = list(targets)
     roots = sorted({Path(t.import_root) for t in targets})
-    queue = [Path(t.path) for t in targets if t.path]
-    seen: set[Path] = set()
+    queue = [t.module for t in targets]
+    seen: set[str] = set()
     found: set[str] = set()
     while queue and len(seen) < limit:
-        path = queue.pop()
-        if path in seen:
+        module = queue.pop()
+        if module in seen:
             continue
-        seen.add(path)
-        for name in _module_imports(path):
-            own = _project_file(name, roots)
-            if own is None:
+        seen.add(module)
+        parts = module.split(".")
+        queue += [".".join(parts[:n]) for n in range(1, len(parts))]  # its packages, imported first
+        path = _project_file(module, roots)
+        if not isinstance(path, Path):
+            continue
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for name, maybe in _module_imports(path, package):
+            if _project_file(name, roots) is not None:
+                queue.append(name)
+            elif not maybe:
                 found.add(name)
-            elif own is not True:
-                queue.append(own)
-    return sorted(n for n in found if n != "__future__" and _project_file(n, roots) is None)
+    own = sorted(m for m in seen if isinstance(_project_file(m, roots), Path))
+    return [*sorted(n for n in found if n != "__future__"), *sorted(own, key=lambda m: (m.count("."), m))]
 
 
-def _module_imports(path: Path) -> list[str]:
+def _module_imports(path: Path, package: str) -> list[tuple[str, bool]]:
+    """The modules ``path`` imports at module level, relative imports resolved against
+    ``package``: ``(name, False)``; for ``from a import b``, also ``("a.b", True)``: maybe a module."""
     import ast
 
     try:
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return []
-    names: list[str] = []
+    names: list[tuple[str, bool]] = []
     body = list(tree.body)
     while body:
         node = body.pop()
         if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
+            names += [(alias.name, False) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module, node.level, package)
+            if base:
+                names += [(base, False), *((f"{base}.{a.name}", True) for a in node.names if a.name != "*")]
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
             body += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
             body += [item for handler in getattr(node, "handlers", []) for item in handler.body]
     return names
+
+
+def _absolute(module: str | None, level: int, package: str) -> str:
+    if level == 0:
+        return module or ""
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return ""
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([module] if module else [])])
 
 
 def _project_file(name: str, roots: Sequence[Path]) -> Path | bool | None:
@@ -641,7 +669,7 @@ def verify_tools(
     WORKERS.reset()
     with _terminate_as_interrupt():
         runnable = [t for t in targets if t.kind != "listed" or t.label in options.factories]
-        server = ForkServer(options, level, preload_of(runnable)) if runnable else None
+        server = ForkServer(options, level, preload_of(runnable), import_roots(runnable)) if runnable else None
 
         def one(target: ToolTarget) -> ToolReport:
             if server is None:

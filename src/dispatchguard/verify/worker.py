@@ -465,10 +465,11 @@ SERVER_PRELOAD = ("inspect", "pydantic")
 
 
 def serve(control: socket.socket, spec: dict[str, Any]) -> None:
-    """The fork server: seal the network, import ``spec["preload"]`` (the project's frameworks,
-    never the project's own modules) once, answer ``{"ready": ...}``; then, per request (a job
-    file and three descriptors: the tool's socket, the status pipe's write end, the stop pipe's
-    read end), fork a keeper (:func:`keep`). Ends when ``control`` closes."""
+    """The fork server: seal the network, import ``spec["preload"]`` (what the tools' modules
+    import, then the project's own modules: ``spec["paths"]`` on ``sys.path``) once, each within
+    ``spec["seconds"]``, answer ``{"ready": ...}``; then, per request (a job file and three
+    descriptors: the tool's socket, the status pipe's write end, the stop pipe's read end), fork
+    a keeper (:func:`keep`). Ends when ``control`` closes."""
     if spec.get("namespaces"):
         _own_user_namespace()  # now, single-threaded: a preloaded module may start threads
     _undumpable()  # the server, its keepers and the tools' processes (forks keep it): see its docstring
@@ -477,12 +478,8 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
     os.dup2(output, 1)
     os.dup2(output, 2)
     os.close(output)
-    failed = {}
-    for name in (*spec.get("preload", ()), *SERVER_PRELOAD):
-        try:
-            importlib.import_module(name)
-        except BaseException as exc:  # a preload is an optimisation: the tool's process imports it again
-            failed[name] = f"{type(exc).__name__}: {_shown(str(exc))}"
+    sys.path[:0] = spec.get("paths", [])
+    failed = _preload((*SERVER_PRELOAD, *spec.get("preload", ())), spec.get("seconds", 30.0))
     _warm_up()
     _collect_garbage_once()
     control.sendall(_dumps({"ready": True, "failed": failed, "threads": threading.active_count()}).encode())
@@ -502,6 +499,23 @@ def serve(control: socket.socket, spec: dict[str, Any]) -> None:
             keep(_loads(message), fds, control.fileno())
         for fd in fds:
             os.close(fd)
+
+
+def _preload(names: Any, seconds: float) -> dict[str, str]:
+    """Import each of ``names`` within ``seconds`` (an interval timer); why each that failed did
+    (a preload is an optimisation: the tool's process imports it again, and reports it)."""
+    failed = {}
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for name in names:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:
+            failed[name] = f"{type(exc).__name__}: {_shown(str(exc))}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    return failed
 
 
 def _warm_up() -> None:
