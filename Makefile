@@ -11,16 +11,20 @@ PYTEST_WORKERS ?= auto
 
 .PHONY: demo test test-fast venv editors sandbox otel-receiver lint bench clean
 
-$(DEMO_STAMP): pyproject.toml
+# uv installs from PyPI about 4x faster than pip: pip only bootstraps it into .venv, which keeps a
+# current pip itself (the tests run `python -m pip`, whose requirement syntax must be current).
+UV := $(BIN)/uv
+
+$(UV):
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --upgrade pip 'uv>=0.5'
+
+$(DEMO_STAMP): pyproject.toml | $(UV)
+	$(UV) pip install --quiet --python $(BIN)/python -e .
 	touch $@
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(STAMP): pyproject.toml | $(UV)
+	$(UV) pip install --quiet --python $(BIN)/python -e '.[dev]'
 	touch $@ $(DEMO_STAMP)
 
 venv: $(STAMP)
@@ -78,9 +82,9 @@ PHOENIX_VENV := .venv-phoenix
 PHOENIX_SPEC := arize-phoenix>=20,<21
 otel-receiver: $(PHOENIX_VENV)/.installed
 
-$(PHOENIX_VENV)/.installed:
-	test -x $(PHOENIX_VENV)/bin/python || $(PYTHON) -m venv $(PHOENIX_VENV)
-	$(PHOENIX_VENV)/bin/python -m pip install --quiet '$(PHOENIX_SPEC)' \
+$(PHOENIX_VENV)/.installed: | $(UV)
+	test -x $(PHOENIX_VENV)/bin/python || $(UV) venv --quiet --python $(PYTHON) $(PHOENIX_VENV)
+	$(UV) pip install --quiet --python $(PHOENIX_VENV)/bin/python '$(PHOENIX_SPEC)' \
 		&& touch $@ || echo "== Phoenix could not be installed: the OTLP end-to-end test will be skipped"
 
 lint: $(STAMP)

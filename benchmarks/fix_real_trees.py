@@ -1,7 +1,11 @@
 """``dispatchguard fix`` on real trees, all rules (issue 21): findings before, fixes per tier,
 files changed, every changed file compiled, ``ruff check --select F,I,E9`` before and after,
 idempotence (a second ``--unsafe-fixes`` run changes nothing), the findings left and why, and
-optionally the tree's own test suite before and after ``--unsafe-fixes``.
+optionally the tree's own test suite before and after ``--unsafe-fixes``. With ``--dispatch``
+(issue 35), every fixed tool a dispatcher of the project's own serves (configured, or the dispatch
+point ``check`` detects; see ``dispatchguard.verify.fixing.dispatch_plans``) is called through that
+dispatcher in ``verify``'s workers, on the fixed files and on the originals with the same arguments:
+whether its answer stayed byte for byte the same.
 
 Each tree is copied twice into a scratch directory (the trees themselves are never written): the
 first copy gets ``fix`` (safe fixes only), the second ``fix --unsafe-fixes``, from the copy's root
@@ -14,12 +18,14 @@ fixed one; the tests whose outcome changed are listed (``-rA`` output lines ``PA
 The trees are public code (never committed): sdists in ``benchmarks/.data`` or GitHub trees checked
 out at a commit (``git --git-dir=<mirror> archive <commit> | tar -x -C <dir>``).
 
-    .venv/bin/python benchmarks/fix_real_trees.py TREE [TREE ...] [--tests CMD] [--diff DIR] [--json out.json]
+    .venv/bin/python benchmarks/fix_real_trees.py TREE [TREE ...] [--tests CMD] [--diff DIR] [--dispatch]
+        [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import os
@@ -72,7 +78,79 @@ def python_files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py") if ".venv" not in p.parts}
 
 
-def measure(tree: Path, scratch: Path, tests: str | None, diff_dir: Path | None) -> dict[str, Any]:
+def through_dispatchers(copy: Path, originals: dict[str, bytes], changed: list[str], cases: int) -> dict[str, Any]:
+    """The fixed tools a project dispatcher serves, each called through it on the fixed files and
+    on the originals (written back for the while) with the same arguments: what it answered."""
+    from dispatchguard.verify.discover import verify_targets
+    from dispatchguard.verify.fixing import dispatch_plans, dispatcher_change, replay_plans
+    from dispatchguard.verify.runner import VerifyOptions, verify_tools
+
+    with inside(copy):
+        config = load_config(["."])
+        targets = verify_targets(changed, config)
+        plans = dispatch_plans(targets, config)
+        reach = [t for t in targets if t.label in plans]
+        out: dict[str, Any] = {"fixed tools": len(targets), "reachable through a project dispatcher": len(reach),
+                               "dispatchers": sorted({p["label"] for p in plans.values()}), "tools": []}  # fmt: skip
+        if not plans:
+            out["why no dispatcher"] = no_dispatcher(config)
+        if not reach:
+            return out
+        options = VerifyOptions.from_settings(config.verify, cases=cases)
+        after = verify_tools(reach, dataclasses.replace(options, dispatch=plans))
+        fixed = {p: (copy / p).read_bytes() for p in changed}
+        for p in changed:
+            (copy / p).write_bytes(originals[p])
+        try:
+            before = verify_tools(reach, dataclasses.replace(options, dispatch=replay_plans(plans, after)))
+        finally:
+            for p, data in fixed.items():
+                (copy / p).write_bytes(data)
+    for was, now in zip(before, after, strict=True):
+        answered = {json.dumps(r.get("arguments"), sort_keys=True): r.get("answers") or [] for r in was.dispatched}
+        pairs = [(answered.get(json.dumps(r.get("arguments"), sort_keys=True)), r.get("answers") or [])
+                 for r in now.dispatched]  # fmt: skip
+        stable = [(old[0], new[0]) for old, new in pairs if old and new and all(a == old[0] for a in old)]
+        plan = plans[now.target.label]
+        out["tools"].append({
+            "tool": now.target.label,
+            "dispatcher": plan["label"],
+            "name": plan["name"],
+            "calls compared": len(stable),
+            "answered (not raised) before": sum(1 for old, _ in stable if "raised" not in old and "timeout" not in old),
+            "identical": sum(1 for old, new in stable if old == new),
+            "taken back by fix --verify": dispatcher_change(was, now, plan),
+        })  # fmt: skip
+    return out
+
+
+def no_dispatcher(config: Any) -> str:
+    """Why ``fix --verify`` has no dispatcher of the project's own to call: none configured and
+    none detected, or each dispatch point ``check`` detects with why it is not of a callable shape."""
+    from dispatchguard.lint.engine import project_files
+    from dispatchguard.lint.tool_facts import ToolFacts, Unknown
+
+    files = project_files([config.root], config)[0]
+    facts = ToolFacts(config, files)
+    keys = {Path(key).resolve(): key for key in facts.project.files}
+    entries = []
+    for shown, _, function in check_paths([str(config.root)], config, nested=False).dispatch_points:
+        key = keys.get(Path(shown).resolve())
+        if key is not None and function != "<module>":
+            entries.append(f"{facts.module_name(key)}.{function}")
+    if config.dispatchers_configured:
+        entries = list(config.dispatchers)
+    if not entries:
+        return "no dispatchers configured and no dispatch point detected by check"
+    found = ToolFacts(dataclasses.replace(config, dispatchers=tuple(dict.fromkeys(entries))), files).dispatchers
+    if isinstance(found, Unknown):
+        return found.reason
+    return "dispatchers " + ", ".join(d.label for d in found) + " serve none of the fixed tools under one name"
+
+
+def measure(
+    tree: Path, scratch: Path, tests: str | None, diff_dir: Path | None, dispatch: int | None = None
+) -> dict[str, Any]:
     safe_copy, unsafe_copy, pristine = scratch / "safe", scratch / "unsafe", scratch / "pristine"
     for target in (safe_copy, unsafe_copy, pristine):
         shutil.copytree(tree, target, ignore=IGNORED, symlinks=True)
@@ -126,6 +204,9 @@ def measure(tree: Path, scratch: Path, tests: str | None, diff_dir: Path | None)
             ).most_common()
         ),
     }
+    if dispatch:
+        changed = [p for p in unsafe.changed_files if p.endswith(".py")]
+        result["through the project's dispatcher"] = through_dispatchers(unsafe_copy, originals, changed, dispatch)
     if tests:
         old, new = outcomes(pristine, tests), outcomes(unsafe_copy, tests)
         result["tests before"] = dict(Counter(old.values()))
@@ -141,12 +222,14 @@ def main() -> int:
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--tests", help="the tree's test command, run from its root (shell syntax)")
     parser.add_argument("--diff", type=Path, help="write each tree's diff of --unsafe-fixes into this directory")
+    parser.add_argument("--dispatch", type=int, metavar="CASES", help="call the fixed tools through the project's "
+                        "dispatcher, CASES arguments each, before and after")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results = []
     for tree in args.trees:
         with tempfile.TemporaryDirectory(prefix="fix-trees-") as scratch:
-            results.append(measure(tree.resolve(), Path(scratch), args.tests, args.diff))
+            results.append(measure(tree.resolve(), Path(scratch), args.tests, args.diff, args.dispatch))
         print(json.dumps(results[-1], indent=2, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps({"command": "benchmarks/fix_real_trees.py", "trees": results}, indent=2) + "\n")

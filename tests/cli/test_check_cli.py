@@ -16,6 +16,7 @@ import pytest
 from dispatchguard.cli import check as check_cmd
 from dispatchguard.cli.main import main
 
+from ..conftest import SELECT, about
 from .conftest import run_cli, write_tree
 
 SCHEMA = json.loads(
@@ -44,7 +45,7 @@ EXPECTED = [
 
 @pytest.mark.integration
 def test_text_output_and_exit_status(project):
-    done = run_cli("check", "--no-cache")
+    done = run_cli("check", *SELECT, "--no-cache")
     assert done.returncode == 1, done.stderr
     assert parsed(done.stdout) == EXPECTED
     assert done.stderr.strip() == (
@@ -55,14 +56,15 @@ def test_text_output_and_exit_status(project):
 
 @pytest.mark.integration
 def test_default_path_is_cwd_and_explicit_paths_narrow_the_report(project):
-    done = run_cli("check", "--no-cache", "app/tools.py")
+    done = run_cli("check", *SELECT, "--no-cache", "app/tools.py")
     assert parsed(done.stdout) == [EXPECTED[2]]
-    assert run_cli("check", "--no-cache", str(project)).stdout == run_cli("check", "--no-cache").stdout
+    whole = run_cli("check", *SELECT, "--no-cache").stdout
+    assert run_cli("check", *SELECT, "--no-cache", str(project)).stdout == whole
 
 
 @pytest.mark.integration
 def test_clean_project_exits_0(project):
-    done = run_cli("check", "--no-cache", "app/__init__.py")
+    done = run_cli("check", *SELECT, "--no-cache", "app/__init__.py")
     assert done.returncode == 0
     assert done.stdout == ""
     assert done.stderr.startswith("All checks passed")
@@ -70,7 +72,7 @@ def test_clean_project_exits_0(project):
 
 @pytest.mark.integration
 def test_exit_zero(project):
-    done = run_cli("check", "--no-cache", "--exit-zero")
+    done = run_cli("check", *SELECT, "--no-cache", "--exit-zero")
     assert done.returncode == 0
     assert len(parsed(done.stdout)) == 3
 
@@ -89,7 +91,7 @@ def test_exit_zero(project):
 )
 def test_rule_selection(project, args, codes):
     done = run_cli("check", "--no-cache", *args)
-    assert [f[3] for f in parsed(done.stdout)] == codes
+    assert [f[3] for f in about(parsed(done.stdout))] == codes
     assert done.returncode == (1 if codes else 0)
 
 
@@ -113,7 +115,7 @@ def test_rule_selection(project, args, codes):
     ],
 )
 def test_usage_errors_exit_2_with_one_line(project, args, message):
-    done = run_cli("check", "--no-cache", *args)
+    done = run_cli("check", *SELECT, "--no-cache", *args)
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -123,7 +125,7 @@ def test_usage_errors_exit_2_with_one_line(project, args, message):
 @pytest.mark.integration
 def test_broken_config_names_file_and_key(project):
     (project / "pyproject.toml").write_text("[tool.dispatchguard]\ntool-bases = 5\n")
-    done = run_cli("check", "--no-cache")
+    done = run_cli("check", *SELECT, "--no-cache")
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert line.startswith("dispatchguard: error: ")
@@ -133,7 +135,7 @@ def test_broken_config_names_file_and_key(project):
 @pytest.mark.integration
 def test_invalid_toml_is_exit_2(project):
     (project / "pyproject.toml").write_text("[tool.dispatchguard\n")
-    done = run_cli("check", "--no-cache")
+    done = run_cli("check", *SELECT, "--no-cache")
     assert done.returncode == 2
     assert "invalid TOML" in done.stderr and "Traceback" not in done.stderr
 
@@ -143,7 +145,7 @@ def test_config_file_option(project, tmp_path):
     other = tmp_path / "elsewhere.toml"
     other.write_text('[tool.dispatchguard]\nignore = ["DG103"]\n')
     done = run_cli("check", "--no-cache", "--config", str(other), str(project))
-    assert [f[3] for f in parsed(done.stdout)] == ["DG102", "DG101"]
+    assert [f[3] for f in about(parsed(done.stdout))] == ["DG102", "DG101"]
 
 
 @pytest.mark.integration
@@ -151,7 +153,7 @@ def test_unparsable_file_is_dg001_and_the_rest_is_checked(project):
     # a file that names a tool word is parsed, so its syntax error is DG001 (one that names none is
     # never parsed: its syntax is the Python linter's business)
     (project / "app" / "broken.py").write_text("from crewai.tools import BaseTool\ndef oops(:\n    pass\n")
-    done = run_cli("check", "--no-cache")
+    done = run_cli("check", *SELECT, "--no-cache")
     assert done.returncode == 1
     found = parsed(done.stdout)
     assert [f for f in found if f[3] == "DG001"] == [("app/broken.py", 2, 10, "DG001")]
@@ -160,7 +162,7 @@ def test_unparsable_file_is_dg001_and_the_rest_is_checked(project):
 
 @pytest.mark.integration
 def test_json_output(project):
-    done = run_cli("check", "--no-cache", "--output-format", "json")
+    done = run_cli("check", *SELECT, "--no-cache", "--output-format", "json")
     assert done.returncode == 1
     items = json.loads(done.stdout)
     assert [
@@ -177,7 +179,7 @@ def test_json_output(project):
 
 @pytest.mark.integration
 def test_github_output(project):
-    done = run_cli("check", "--no-cache", "--output-format", "github")
+    done = run_cli("check", *SELECT, "--no-cache", "--output-format", "github")
     lines = done.stdout.splitlines()
     assert len(lines) == 3
     assert lines[0].startswith("::error title=dispatchguard (DG102),file=app/agent.py,line=5,col=12,endLine=5,")
@@ -186,7 +188,7 @@ def test_github_output(project):
 
 @pytest.mark.integration
 def test_sarif_output_is_valid_and_lists_suppressions(project):
-    done = run_cli("check", "--no-cache", "--output-format", "sarif")
+    done = run_cli("check", *SELECT, "--no-cache", "--output-format", "sarif")
     assert done.returncode == 1
     log = json.loads(done.stdout)
     jsonschema.validate(log, SCHEMA, cls=jsonschema.validators.validator_for(SCHEMA))
@@ -203,17 +205,17 @@ def test_sarif_output_is_valid_and_lists_suppressions(project):
 
 @pytest.mark.integration
 def test_statistics(project):
-    done = run_cli("check", "--no-cache", "--statistics")
+    done = run_cli("check", *SELECT, "--no-cache", "--statistics")
     assert done.returncode == 1
     rows = [line.split("\t") for line in done.stdout.splitlines()]
     assert [(int(count), code) for count, code, *_ in rows] == [(1, "DG101"), (1, "DG102"), (1, "DG103")]
-    stats = json.loads(run_cli("check", "--no-cache", "--statistics", "--output-format", "json").stdout)
+    stats = json.loads(run_cli("check", *SELECT, "--no-cache", "--statistics", "--output-format", "json").stdout)
     assert [(s["code"], s["count"]) for s in stats] == [("DG101", 1), ("DG102", 1), ("DG103", 1)]
 
 
 @pytest.mark.integration
 def test_show_suppressed(project):
-    done = run_cli("check", "--no-cache", "--show-suppressed")
+    done = run_cli("check", *SELECT, "--no-cache", "--show-suppressed")
     marked = [line for line in done.stdout.splitlines() if line.endswith("[noqa]")]
     assert [line.split()[1] for line in marked] == ["DG102", "DG101"]
 
@@ -231,33 +233,34 @@ def test_jobs_and_cache_give_the_same_findings(project, tmp_path):
 @pytest.mark.integration
 def test_no_cache_writes_no_cache(project, tmp_path):
     cache = tmp_path / "cache"
-    run_cli("check", "--no-cache", "--cache-dir", str(cache))
+    run_cli("check", *SELECT, "--no-cache", "--cache-dir", str(cache))
     assert not cache.exists() or not any(cache.iterdir())
 
 
 @pytest.mark.integration
 def test_baseline_flow(project):
-    done = run_cli("check", "--no-cache", "--write-baseline", "baseline.json")
+    done = run_cli("check", *SELECT, "--no-cache", "--write-baseline", "baseline.json")
     assert done.returncode == 0
     assert "Wrote 3 finding(s) to the baseline baseline.json." in done.stderr
     assert json.loads((project / "baseline.json").read_text())["version"] == 1
 
-    done = run_cli("check", "--no-cache", "--baseline", "baseline.json")
+    done = run_cli("check", *SELECT, "--no-cache", "--baseline", "baseline.json")
     assert (done.returncode, done.stdout) == (0, "")
 
     # Lines move: still nothing new.
     agent = project / "app" / "agent.py"
     agent.write_text('"""Planning."""\n\n\n' + agent.read_text())
-    assert run_cli("check", "--no-cache", "--baseline", "baseline.json").returncode == 0
+    assert run_cli("check", *SELECT, "--no-cache", "--baseline", "baseline.json").returncode == 0
 
     # A new violation is reported alone, and fails the run.
     agent.write_text(agent.read_text() + "\n\ndef again(query):\n    return Search().run(query=query)\n")
-    done = run_cli("check", "--no-cache", "--baseline", "baseline.json")
+    done = run_cli("check", *SELECT, "--no-cache", "--baseline", "baseline.json")
     assert done.returncode == 1
     assert {(f[0], f[1]) for f in parsed(done.stdout)} == {("app/agent.py", 18)}
 
     # SARIF keeps the baselined findings, as external suppressions.
-    log = json.loads(run_cli("check", "--no-cache", "--baseline", "baseline.json", "--output-format", "sarif").stdout)
+    sarif = run_cli("check", *SELECT, "--no-cache", "--baseline", "baseline.json", "--output-format", "sarif")
+    log = json.loads(sarif.stdout)
     kinds = sorted(s["kind"] for r in log["runs"][0]["results"] for s in r.get("suppressions", []))
     assert kinds == ["external", "external", "external", "inSource", "inSource"]
 
@@ -265,14 +268,14 @@ def test_baseline_flow(project):
 @pytest.mark.integration
 def test_broken_baseline_is_exit_2(project):
     (project / "baseline.json").write_text('{"version": 1, "findings": [{"path": 3}]}')
-    done = run_cli("check", "--no-cache", "--baseline", "baseline.json")
+    done = run_cli("check", *SELECT, "--no-cache", "--baseline", "baseline.json")
     assert done.returncode == 2
     assert done.stderr.strip() == "dispatchguard: error: baseline file baseline.json: finding 1 needs a string 'path'"
 
 
 @pytest.mark.integration
 def test_unwritable_baseline_is_exit_2(project):
-    done = run_cli("check", "--no-cache", "--write-baseline", "no/such/dir/baseline.json")
+    done = run_cli("check", *SELECT, "--no-cache", "--write-baseline", "no/such/dir/baseline.json")
     assert done.returncode == 2
     assert "cannot write baseline file no/such/dir/baseline.json" in done.stderr
 
@@ -282,9 +285,9 @@ def test_main_in_process(project, capsys):
     assert main(["check", "--no-cache"]) == 1
     assert gc.get_threshold() == thresholds  # the run's own collector settings end with it
     out, _ = capsys.readouterr()
-    assert parsed(out) == EXPECTED
+    assert about(parsed(out)) == EXPECTED
     assert main(["check", "--no-cache", "--exit-zero", "--output-format", "json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)) == 3
+    assert len(about(json.loads(capsys.readouterr().out))) == 3
 
 
 def test_usage_error_through_main_is_systemexit_2(project, capsys):
@@ -338,7 +341,7 @@ def test_check_never_loads_libcst_or_pydantic(project):
 def test_no_progress_when_stderr_is_not_a_terminal(project):
     files = {f"app/mod_{i}.py": "x = 1\n" for i in range(250)}
     write_tree(project, files)
-    done = run_cli("check", "--no-cache", "-j", "1")
+    done = run_cli("check", *SELECT, "--no-cache", "-j", "1")
     assert "/253 files" not in done.stderr and done.stderr.startswith("Found 3 findings in 253 files")
     assert "\r" not in done.stderr
 
@@ -415,18 +418,18 @@ def test_fix_then_report_what_is_left(project):
     `--fix --unsafe-fixes` rewrites the return and reports only the findings with no fix."""
     tools = project / "app" / "tools.py"
     before = tools.read_text(encoding="utf-8")
-    safe_only = run_cli("check", "--no-cache", "--fix")
+    safe_only = run_cli("check", *SELECT, "--no-cache", "--fix")
     assert safe_only.returncode == 1
     assert tools.read_text(encoding="utf-8") == before
     assert "fixable with --unsafe-fixes" in safe_only.stderr
     assert "app/tools.py:10:16: DG103" in safe_only.stdout
 
-    available = run_cli("check", "--no-cache", "--unsafe-fixes")  # makes them available: writes nothing
+    available = run_cli("check", *SELECT, "--no-cache", "--unsafe-fixes")  # makes them available: writes nothing
     assert available.returncode == 1 and "DG103" in available.stdout
     assert tools.read_text(encoding="utf-8") == before
 
     agent_before = (project / "app" / "agent.py").read_text(encoding="utf-8")
-    done = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes")
+    done = run_cli("check", *SELECT, "--no-cache", "--fix", "--unsafe-fixes")
     fixed = tools.read_text(encoding="utf-8")
     # the project does not depend on dispatchguard at run time: the return is wrapped in json.dumps
     assert 'return json.dumps({"query": query}, ensure_ascii=False, default=str)' in fixed
@@ -445,7 +448,7 @@ def test_json_and_sarif_carry_the_fix_data(project):
     """Issue 21: `fix: null` for every finding; now the fix command's own planning (with_fixes)."""
     import json as json_module
 
-    findings = json_module.loads(run_cli("check", "--no-cache", "--output-format", "json").stdout)
+    findings = json_module.loads(run_cli("check", *SELECT, "--no-cache", "--output-format", "json").stdout)
     fixed = [f for f in findings if f["fix"] is not None]
     assert fixed, "the DG103 finding has a fix"
     for finding in fixed:
@@ -453,7 +456,7 @@ def test_json_and_sarif_carry_the_fix_data(project):
         assert fix["applicability"] in ("safe", "unsafe") and fix["message"]
         assert fix["edits"] and all({"content", "location", "end_location"} <= set(e) for e in fix["edits"])
     assert all(f["fix"] is None for f in findings if f["code"] in ("DG102", "DG001"))  # no fixer
-    log = json_module.loads(run_cli("check", "--no-cache", "--output-format", "sarif").stdout)
+    log = json_module.loads(run_cli("check", *SELECT, "--no-cache", "--output-format", "sarif").stdout)
     with_fixes = [r for r in log["runs"][0]["results"] if "fixes" in r]
     assert {r["ruleId"] for r in with_fixes} == {f["code"] for f in fixed}
     change = with_fixes[0]["fixes"][0]["artifactChanges"][0]

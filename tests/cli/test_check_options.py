@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import SELECT
 from .conftest import run_cli
 
 pytestmark = pytest.mark.integration
@@ -34,24 +35,24 @@ def fixable(tmp_path: Path) -> Path:
 
 
 def test_exit_non_zero_on_fix_and_show_fixes(fixable: Path) -> None:
-    plain = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", cwd=fixable)
+    plain = run_cli("check", *SELECT, "--no-cache", "--fix", "--unsafe-fixes", cwd=fixable)
     assert plain.returncode == 0, plain.stderr  # everything fixed: nothing left to report
     assert "Fixed 1 finding in 1 file." in plain.stderr
     (fixable / "tools.py").write_text(TOOL, encoding="utf-8")
     done = run_cli(
-        "check", "--no-cache", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", "--show-fixes", cwd=fixable
+        "check", *SELECT, "--no-cache", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", "--show-fixes", cwd=fixable
     )
     assert done.returncode == 1, done.stderr  # a file changed, though no finding remains
     assert done.stdout == ""
     assert done.stderr.startswith(
         "Fixed 1 finding:\n- tools.py:\n    1 × DG103 (tool-returns-non-json)\n"  # noqa: RUF001
     )
-    again = run_cli("check", "--no-cache", "--fix", "--exit-non-zero-on-fix", cwd=fixable)
+    again = run_cli("check", *SELECT, "--no-cache", "--fix", "--exit-non-zero-on-fix", cwd=fixable)
     assert again.returncode == 0, again.stderr  # nothing changed this time
 
 
 def test_unsafe_fixes_without_fix_writes_nothing(fixable: Path) -> None:
-    done = run_cli("check", "--no-cache", "--unsafe-fixes", cwd=fixable)
+    done = run_cli("check", *SELECT, "--no-cache", "--unsafe-fixes", cwd=fixable)
     assert done.returncode == 1
     assert "tools.py:8:16: DG103" in done.stdout
     assert (fixable / "tools.py").read_text(encoding="utf-8") == TOOL
@@ -65,22 +66,23 @@ def test_fix_reporting_options_need_fix(fixable: Path, flag: str) -> None:
 
 
 def test_quiet_prints_the_findings_and_nothing_else(fixable: Path) -> None:
-    done = run_cli("check", "--no-cache", "-q", cwd=fixable)
+    done = run_cli("check", *SELECT, "--no-cache", "-q", cwd=fixable)
     assert done.returncode == 1
     assert done.stdout.startswith("tools.py:8:16: DG103 ") and done.stderr == ""
-    fixed = run_cli("check", "--no-cache", "--quiet", "--fix", "--unsafe-fixes", cwd=fixable)
+    fixed = run_cli("check", *SELECT, "--no-cache", "--quiet", "--fix", "--unsafe-fixes", cwd=fixable)
     assert fixed.returncode == 0 and fixed.stdout == "" and fixed.stderr == ""
 
 
 def test_output_file(fixable: Path) -> None:
-    done = run_cli("check", "--no-cache", "--output-format", "json", "-o", "report/out.json", cwd=fixable)
+    done = run_cli("check", *SELECT, "--no-cache", "--output-format", "json", "-o", "report/out.json", cwd=fixable)
     assert done.returncode == 2 and "--output-file: cannot write report/out.json" in done.stderr
     (fixable / "report").mkdir()
-    done = run_cli("check", "--no-cache", "--output-format", "json", "--output-file", "report/out.json", cwd=fixable)
+    output = ("--output-format", "json", "--output-file", "report/out.json")
+    done = run_cli("check", *SELECT, "--no-cache", *output, cwd=fixable)
     assert done.returncode == 1 and done.stdout == ""
     [item] = json.loads((fixable / "report" / "out.json").read_text(encoding="utf-8"))
     assert item["code"] == "DG103"
-    text = run_cli("check", "--no-cache", "-o", "out.txt", cwd=fixable, env={"FORCE_COLOR": "1"})
+    text = run_cli("check", *SELECT, "--no-cache", "-o", "out.txt", cwd=fixable, env={"FORCE_COLOR": "1"})
     assert text.returncode == 1 and text.stderr.startswith("Found 1 finding")
     assert (fixable / "out.txt").read_text(encoding="utf-8").startswith("tools.py:8:16: DG103")  # never coloured
 
@@ -114,7 +116,7 @@ def test_check_help_lists_every_rule_of_the_rule_table(capsys: pytest.CaptureFix
         main(["check", "--help"])
     out = capsys.readouterr().out
     for code, rule in RULES.items():
-        assert f"  {code} {rule.summary}\n" in out
+        assert f"  {code} {rule.summary}{' (preview)' if rule.preview else ''}\n" in out
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 
 from dispatchguard.lint import RULES, load_config
 
+from ..conftest import SELECT, about
 from .conftest import run_cli, write_tree
 
 pytestmark = pytest.mark.integration
@@ -42,7 +43,7 @@ def test_coverage_table_does_not_break_check(project):
         'include = ["app/**/*.py"]\n',
         encoding="utf-8",
     )
-    done = run_cli("check", "--no-cache")
+    done = run_cli("check", *SELECT, "--no-cache")
     assert done.returncode == 1, done.stderr
     assert "unknown key" not in done.stderr
     assert done.stderr.strip().startswith("Found 3 findings")
@@ -86,7 +87,7 @@ def test_root_without_markers_is_the_checked_files_parent(tmp_path):
     """Checking one file in a tree with no project marker indexes and caches nothing above it."""
     outer = tmp_path / "outer"
     write_tree(outer, {"inner/agent.py": VIOLATION, "big/other.py": "x = (\n", "big/more.py": VIOLATION})
-    done = run_cli("check", "inner/agent.py", cwd=outer)
+    done = run_cli("check", *SELECT, "inner/agent.py", cwd=outer)
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("inner/agent.py:8:1: DG101")
     assert "1 file" in done.stderr
@@ -311,7 +312,7 @@ def test_the_summary_counts_files_without_a_tool_word_apart(tmp_path):
 
 
 def test_json_output_has_name_and_fix(project):
-    items = json.loads(run_cli("check", "--no-cache", "--output-format", "json").stdout)
+    items = about(json.loads(run_cli("check", "--no-cache", "--output-format", "json").stdout))
     assert [(i["code"], i["name"]) for i in items] == [
         ("DG102", "tool-instantiated-outside-tools-module"),
         ("DG101", "direct-tool-call"),

@@ -16,6 +16,7 @@ from dispatchguard.cli.output import FORMATS, Context, render
 from dispatchguard.lint.findings import Finding
 from dispatchguard.lint.rules import RULES
 
+from ..conftest import SELECT
 from .conftest import run_cli
 
 DATA = Path(__file__).parent / "data"
@@ -219,7 +220,7 @@ def test_full_shows_a_buffer_from_standard_input(tmp_path):
     """The frame of a checked buffer comes from the buffer, not from the file on disk."""
     (tmp_path / "agent.py").write_text("on disk\n", encoding="utf-8")
     done = run_cli(
-        "check", "--no-cache", "--output-format", "full", "--stdin-filename", "agent.py", "-",
+        "check", *SELECT, "--no-cache", "--output-format", "full", "--stdin-filename", "agent.py", "-",
         cwd=tmp_path, stdin="tool._run('x')\n",
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
@@ -230,7 +231,7 @@ def test_full_shows_a_buffer_from_standard_input(tmp_path):
 @pytest.mark.integration
 @pytest.mark.parametrize("fmt", ["junit", "gitlab", "rdjson", "grouped", "full", "pylint", "json-lines"])
 def test_each_format_through_the_command(project, fmt):
-    done = run_cli("check", "--no-cache", "--output-format", fmt)
+    done = run_cli("check", *SELECT, "--no-cache", "--output-format", fmt)
     assert done.returncode == 1, done.stderr
     assert "DG101" in done.stdout and "DG102" in done.stdout and "DG103" in done.stdout
     if fmt == "junit":
@@ -245,7 +246,7 @@ def test_each_format_through_the_command(project, fmt):
 @pytest.mark.integration
 def test_full_shows_a_buffer_whose_coding_cookie_is_unknown(tmp_path):
     done = run_cli(
-        "check", "--no-cache", "--output-format", "full", "-", cwd=tmp_path, stdin="# coding: nope\nx = 1\n"
+        "check", *SELECT, "--no-cache", "--output-format", "full", "-", cwd=tmp_path, stdin="# coding: nope\nx = 1\n"
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("DG001 ") and "1 | # coding: nope" in done.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import about
 from .conftest import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "newsroom"
@@ -50,7 +51,7 @@ def test_the_violating_twin_announces_several_findings_of_each_rule():
 def test_violating_twin_yields_exactly_the_expected_findings():
     done = run_cli("check", "--no-cache", ".", cwd=VIOLATING)
     assert done.returncode == 1, done.stderr
-    got = Counter((path, line, code) for path, line, _, code, _ in findings(done.stdout))
+    got = Counter((path, line, code) for path, line, _, code, _ in about(findings(done.stdout)))
     expected = expectations(VIOLATING)
     assert sorted((got - expected).elements()) == [], "unexpected findings"
     assert sorted((expected - got).elements()) == [], "missing findings"

@@ -199,3 +199,59 @@ def test_a_consumer_that_receives_the_tool_as_a_parameter_from_another_module(tm
     assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
     (reason,) = [s.reason for s in report.skipped if "ranking" in s.reason]
     assert "app/ranking.py:5" in reason
+
+
+CONSUMERS = {
+    # the tool reaches a method's parameter: from the method's own class, and from another module
+    "method parameter": {
+        "app/ranking.py": "from app.tools import SearchTool\n\n\nclass Ranker:\n"
+        "    def best(self, tool, q):\n        return tool.run(query=q)[0]['title']\n\n"
+        "    def answer(self, q):\n        return self.best(SearchTool(), q)\n",
+    },
+    "method parameter, called on an instance elsewhere": {
+        "app/ranking.py": "from app.tools import SearchTool  # the module names the class (the search's filter)\n\n\n"
+        "class Ranker:\n    def best(self, tool, q):\n        return tool.run(query=q)[0]['title']\n",
+        "app/flow.py": "from app.ranking import Ranker\nfrom app.tools import SearchTool\n\n\n"
+        "def answer(q):\n    return Ranker().best(SearchTool(), q)\n",
+    },
+    # the raw value kept in a list, then an element indexed
+    "list": {
+        "app/flow.py": "from app.tools import SearchTool\n\n\ndef titles(q):\n    found = []\n"
+        "    found.append(SearchTool()._run(query=q))\n    return [r[0]['title'] for r in found]\n",
+    },
+    # kept in a dict, handed to a method that reads it as a dict
+    "dict to a method": {
+        "app/flow.py": "from app.tools import SearchTool\n\n\nclass Flow:\n    def render(self, results):\n"
+        "        return results['search'][0]['title']\n\n    def answer(self, q):\n"
+        "        results = {'search': SearchTool().run(query=q)}\n        return self.render(results)\n",
+    },
+    # handed to an unannotated parameter that is indexed
+    "unannotated parameter": {
+        "app/flow.py": "from app.tools import SearchTool\n\n\ndef first(value):\n    return value[0]\n\n\n"
+        "def answer(q):\n    value = SearchTool().run(query=q)\n    return first(value)\n",
+    },
+}
+CONSUMED_AT = {
+    "method parameter": "app/ranking.py:6 indexes it",
+    "method parameter, called on an instance elsewhere": "app/ranking.py:6 indexes it",
+    "list": "app/flow.py:6 keeps it in `found`, then indexes it (each element)",
+    "dict to a method": "app/flow.py:9 keeps it in `results` and passes it to `render(results)`, which "
+    "keeps it in `results`, then indexes it",
+    "unannotated parameter": "app/flow.py:9 passes it to `first(value)`, which indexes it",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONSUMERS))
+def test_consumers_through_method_parameters_and_containers(case: str, tmp_path: Path, monkeypatch):
+    """issue 35, item 2: the raw value read as a non-string through a method's parameter, a list or
+    a dict, or a callee's unannotated parameter is not wrapped, and the reason names the consumer."""
+    files = {"pyproject.toml": '[project]\nname = "app"\n', "app/__init__.py": "", "app/tools.py": TOOLS,
+             **CONSUMERS[case]}  # fmt: skip
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = apply_fixes(["app/tools.py"], load_config(["."]), unsafe=True, use_cache=False, select=["DG103"])
+    assert 'return [{"title": query}]' in (tmp_path / "app" / "tools.py").read_text(encoding="utf-8")
+    (reason,) = [s.reason for s in report.skipped if "project code uses" in s.reason]
+    assert CONSUMED_AT[case] in reason, reason

@@ -8,6 +8,8 @@ from pathlib import Path
 from dispatchguard.fix import FixData, apply_fixes, with_fixes
 from dispatchguard.lint import check_paths, load_config
 
+from ..conftest import about
+
 TOOLS = """\
 from typing import Any
 
@@ -49,7 +51,7 @@ def test_each_finding_carries_the_fix_the_fixer_applies(tmp_path: Path, monkeypa
     monkeypatch.chdir(tmp_path)
     config = load_config(["."])
 
-    findings = with_fixes(check_paths(["."], config, use_cache=False).active, config)
+    findings = with_fixes(about(check_paths(["."], config, use_cache=False).active), config)
     by_code = {f.code: f for f in findings}
     assert sorted(by_code) == ["DG002", "DG103"]
     noqa, wrap = by_code["DG002"].fix, by_code["DG103"].fix
@@ -69,7 +71,7 @@ def test_findings_without_a_fix_keep_none(tmp_path: Path, monkeypatch):
     (tmp_path / "mod.py").write_text(source)
     monkeypatch.chdir(tmp_path)
     config = load_config(["."])
-    findings = check_paths(["."], config, use_cache=False).active
+    findings = about(check_paths(["."], config, use_cache=False).active)
     assert [f.code for f in findings] == ["DG101"]
     assert [f.fix for f in with_fixes(findings, config)] == [None]
 
@@ -84,6 +86,6 @@ def test_a_named_file_the_configuration_excludes_still_gets_its_fixes(tmp_path: 
     monkeypatch.chdir(tmp_path)
     config = load_config(["gen/tools.py"])
 
-    findings = with_fixes(check_paths(["gen/tools.py"], config, use_cache=False).active, config)
+    findings = with_fixes(about(check_paths(["gen/tools.py"], config, use_cache=False).active), config)
     (wrap,) = [f for f in findings if f.code == "DG103"]
     assert wrap.fix is not None and wrap.fix.applicability == "unsafe"

@@ -16,6 +16,8 @@ from dispatchguard.fix import apply_fixes, with_fixes
 from dispatchguard.lint import check_paths, load_config
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
+from ..conftest import SELECT, about
+
 TOOL = """\
 from crewai.tools import BaseTool
 
@@ -117,7 +119,7 @@ def test_a_fix_that_would_edit_a_cell_that_is_not_python_is_dropped(root: Path) 
     (root / "bash.ipynb").write_text(old, encoding="utf-8")
     report = apply_fixes(["bash.ipynb"], load_config(["."]), unsafe=True, use_cache=False)
     assert report.applied == [] and (root / "bash.ipynb").read_text(encoding="utf-8") == old
-    [skipped] = report.skipped
+    [skipped] = about(report.skipped)
     assert (skipped.cell, skipped.line, skipped.code) == (2, 3, "DG103")
     assert skipped.reason == "fix dropped: a fix would edit cell 1, which is not Python"
 
@@ -127,7 +129,7 @@ def test_fix_data_is_in_cells_and_applies_to_the_cell(root: Path) -> None:
     made on the cell's source, they give what ``fix`` writes."""
     (root / "agent.ipynb").write_text(json.dumps(AGENT, indent=1), encoding="utf-8")
     config = load_config(["."])
-    [finding] = [f for f in with_fixes(check_paths(["."], config, use_cache=False).findings, config) if f.fix]
+    [finding] = [f for f in with_fixes(about(check_paths(["."], config, use_cache=False).findings), config) if f.fix]
     assert (finding.cell, finding.code) == (3, "DG103")
     lines = TOOL.splitlines(keepends=True)
     for edit in sorted(finding.fix.edits, key=lambda e: (e.line, e.col), reverse=True):
@@ -142,7 +144,11 @@ def test_fix_data_is_in_cells_and_applies_to_the_cell(root: Path) -> None:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import SELECT
 from .conftest import PROJECTS, copy_project, run_tests
 
 pytestmark = pytest.mark.integration
@@ -37,9 +38,14 @@ BROKEN_BY_UNSAFE = {
 }
 
 
-def dispatchguard(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def dispatchguard(project: Path, command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``dispatchguard check`` or ``fix`` on the codes these tests are about (a ``--select`` given wins)."""
     return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", *args], cwd=project, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "dispatchguard", command, *SELECT, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 

@@ -14,6 +14,8 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.cache import CACHE_VERSION, ResultCache
 
+from ..conftest import ABOUT, about
+
 BASE = "from crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    pass\n"
 NOT_A_TOOL = "class Base:\n    pass\n"
 TOOLS = "from proj.base import Base\n\nclass Search(Base):\n    pass\n\nsearch = Search()\n"
@@ -34,7 +36,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _codes(report) -> list[tuple[str, str]]:
-    return [(Path(f.path).name, f.code) for f in report.findings]
+    return [(Path(f.path).name, f.code) for f in about(report.findings)]
 
 
 def test_warm_run_reuses_everything(project: Path) -> None:
@@ -76,7 +78,7 @@ def test_new_tool_name_reaches_files_skipped_before(project: Path) -> None:
 def test_config_change_uses_another_cache(project: Path) -> None:
     check_paths([project], LintConfig(root=project), jobs=1)
     report = check_paths([project], LintConfig(root=project, ignore=("DG101",)), jobs=1)
-    assert report.findings == []
+    assert about(report.findings) == []
     assert len(list((project / ".dispatchguard_cache" / f"v{CACHE_VERSION}").glob("*.json"))) == 2
 
 
@@ -110,6 +112,25 @@ def test_cache_entries_of_wrong_shape_are_ignored(project: Path) -> None:
     assert check_paths([project], config, jobs=1).findings == expected
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("words", 7), ("joint", [["a", 1]]), ("scoped", [["name"]]), ("library", "nonsense"), ("library", {"x": [1]})],
+)
+def test_cached_words_or_library_of_wrong_shape_are_dropped_alone(project: Path, field: str, value: object) -> None:
+    config = LintConfig(root=project)
+    check_paths([project], config, jobs=1)
+    cache = ResultCache(project / ".dispatchguard_cache", config.fingerprint())
+    data = json.loads(cache.file.read_text())
+    data[field] = value
+    cache.file.write_text(json.dumps(data))
+    cache.load()
+    assert (cache.words is None) == (field != "library")
+    assert cache.library == {}
+    assert len(cache.entries) == 9  # the files' entries still read
+    # a run with the words dropped scans every file again, and finds what a cold run finds
+    assert _codes(check_paths([project], config, jobs=1)) == _codes(check_paths([project], config, use_cache=False))
+
+
 def test_no_cache_writes_nothing(project: Path) -> None:
     check_paths([project], LintConfig(root=project), use_cache=False)
     assert not (project / ".dispatchguard_cache").exists()
@@ -127,17 +148,18 @@ def test_custom_cache_dir_and_read_only_location(project: Path, tmp_path: Path) 
 
 @pytest.mark.integration
 def test_concurrent_runs_do_not_corrupt_the_cache(project: Path) -> None:
+    codes = tuple(sorted(ABOUT))
     script = textwrap.dedent(
         f"""
         from dispatchguard.lint import LintConfig, check_paths
         for _ in range(4):
-            r = check_paths([{str(project)!r}], LintConfig(root={str(project)!r}), jobs=1)
+            r = check_paths([{str(project)!r}], LintConfig(root={str(project)!r}, select={codes!r}), jobs=1)
             assert [f.code for f in r.findings] == ["DG101"], r.findings
         """
     )
     procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(4)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
-    assert [f.code for f in check_paths([project], LintConfig(root=project)).findings] == ["DG101"]
+    assert [f.code for f in check_paths([project], LintConfig(root=project, select=codes)).findings] == ["DG101"]
 
 
 def test_deleted_files_leave_the_cache(project: Path) -> None:

@@ -14,6 +14,8 @@ from dispatchguard.lint import RULES, CheckReport, Finding, LintConfig, check_pa
 from dispatchguard.lint.discovery import walk
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
+
 REPO = Path(__file__).resolve().parents[2]
 # a library tool made outside the tool modules (DG102 on line 6), then called directly below it
 TOOL = "from crewai_tools import (\n    SerperDevTool,\n)\n# made here:\n\nt = SerperDevTool()\n"
@@ -132,16 +134,16 @@ def test_a_module_loaded_for_a_question_is_still_a_candidate_once_it_names_a_too
     _write(tmp_path, "app/helpers.py", helpers)
     whole = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False, jobs=jobs)
     alone = check_paths([tmp_path / "app/helpers.py"], LintConfig(root=tmp_path), use_cache=False)
-    found = [(Path(f.path).name, f.line, f.code) for f in whole.findings]
-    assert found == [(Path(f.path).name, f.line, f.code) for f in alone.findings] == [("helpers.py", 7, "DG102")]
+    found = [(Path(f.path).name, f.line, f.code) for f in about(whole.findings)]
+    assert found == [(Path(f.path).name, f.line, f.code) for f in about(alone.findings)] == [("helpers.py", 7, "DG102")]
 
 
 def test_strict_mode_flags_unknown_returns() -> None:
     source = (
         "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    def _run(self, q):\n        return q.upper()\n"
     )
-    assert check_source(source) == []
-    (finding,) = check_source(source, LintConfig(strict=True))
+    assert about(check_source(source)) == []
+    (finding,) = about(check_source(source, LintConfig(strict=True)))
     assert finding.code == "DG103" and "strict" in finding.message
 
 

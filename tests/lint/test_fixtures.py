@@ -9,6 +9,7 @@ import pytest
 
 from dispatchguard.lint import LintConfig, check_paths, engine, load_config
 
+from ..conftest import about
 from .conftest import FIXTURES, project_expectations
 
 PROJECTS = ["crossfile", "aliases", "registries", "strict", "returns", "returns_strict"]
@@ -22,7 +23,7 @@ def _config(root: Path) -> LintConfig:
 
 def _observed(root: Path, report) -> tuple[set, set]:
     active, suppressed = set(), set()
-    for f in report.findings:
+    for f in about(report.findings):
         rel = Path(f.path).resolve().relative_to(root).as_posix()
         (suppressed if f.suppressed else active).add((rel, f.line, f.code))
     return active, suppressed
@@ -47,15 +48,15 @@ def test_only_requested_files_are_reported_but_whole_project_is_known(monkeypatc
     monkeypatch.chdir(root)
     report = check_paths(["app/agent.py"], load_config(["app/agent.py"]), jobs=1, use_cache=False)
     assert report.files_checked == 1
-    assert {f.path for f in report.findings} == {"app/agent.py"}
-    assert sum(not f.suppressed for f in report.findings) == 6
+    assert {f.path for f in about(report.findings)} == {"app/agent.py"}
+    assert sum(not f.suppressed for f in about(report.findings)) == 6
 
 
 def test_broken_files_give_dg001_and_other_files_are_checked() -> None:
     root = FIXTURES / "broken"
     report = check_paths([root], LintConfig(root=root), jobs=1, use_cache=False)
     by_file = {}
-    for f in report.findings:
+    for f in about(report.findings):
         by_file.setdefault(Path(f.path).name, []).append(f)
     assert [f.code for f in by_file["good.py"]] == ["DG101"]
     for name in ("syntax.py", "undecodable.py", "nullbyte.py"):
@@ -71,11 +72,11 @@ def test_paths_are_relative_to_cwd_when_below_it(tmp_path: Path, monkeypatch: py
     root = FIXTURES / "broken"
     monkeypatch.chdir(tmp_path)
     report = check_paths([root / "good.py"], LintConfig(root=root), use_cache=False)
-    assert report.findings[0].path == (root / "good.py").as_posix()
+    assert about(report.findings)[0].path == (root / "good.py").as_posix()
     monkeypatch.chdir(root.parent)
     report = check_paths([root / "good.py"], LintConfig(root=root), use_cache=False)
-    assert report.findings[0].path == "broken/good.py"
-    assert os.sep not in report.findings[0].path or os.sep == "/"
+    assert about(report.findings)[0].path == "broken/good.py"
+    assert os.sep not in about(report.findings)[0].path or os.sep == "/"
 
 
 @pytest.mark.parametrize("name", PROJECTS)
@@ -88,5 +89,5 @@ def test_a_file_checked_alone_has_the_findings_of_the_whole_run(name: str, monke
     whole = check_paths(["."], config, jobs=1, use_cache=False)
     for path in sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")):
         alone = check_paths([path], config, jobs=1, use_cache=False)
-        assert alone.findings == [f for f in whole.findings if f.path == path], path
+        assert about(alone.findings) == [f for f in about(whole.findings) if f.path == path], path
         assert alone.files_parsed <= whole.files_parsed, path  # never more than the whole run

@@ -14,6 +14,7 @@ import pytest
 from dispatchguard.lint import check_paths, flake8_plugin, load_config
 from dispatchguard.lint.source import editor_project, forget_editor_state
 
+from ..conftest import about
 from .conftest import FIXTURES
 
 pytestmark = pytest.mark.slow
@@ -58,8 +59,8 @@ def test_flake8_honours_config_and_file_level_noqa(tmp_path: Path, monkeypatch: 
     body = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\nt = T()\nt.run()\n"
     (tmp_path / "a.py").write_text(body)
     (tmp_path / "b.py").write_text("# dispatchguard: noqa\n" + body)
-    assert {(p, c) for p, _, _, c, _ in _flake8(tmp_path)} == {("a.py", "DG101")}
-    assert {(p, c) for p, _, _, c, _ in _flake8(tmp_path, "--extend-ignore", "DG101")} == set()
+    assert {(p, c) for p, _, _, c, _ in about(_flake8(tmp_path))} == {("a.py", "DG101")}
+    assert {(p, c) for p, _, _, c, _ in about(_flake8(tmp_path, "--extend-ignore", "DG101"))} == set()
 
 
 def _plugin_findings(root: Path, path: Path, text: str | None = None) -> set[tuple[str, int, str]]:

@@ -11,6 +11,8 @@ from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.index import module_names, summarise
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
+
 BASE = "from crewai.tools import BaseTool\n\nclass T(BaseTool):\n    pass\n\n"
 
 
@@ -53,7 +55,7 @@ def test_module_level_bindings_across_modules(defs: str, use: str, expected: boo
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + defs + "\n"}
     name = use.split(".", 1)[0].split("[", 1)[0]
     source = f"from pkg.tools import {name}\n{use}\n"
-    found = [f.code for f in check_source(source, path="pkg/agent.py", extra=extra) if f.code == "DG101"]
+    found = [f.code for f in about(check_source(source, path="pkg/agent.py", extra=extra)) if f.code == "DG101"]
     assert bool(found) is expected, (defs, use)
 
 
@@ -92,7 +94,8 @@ def test_files_outside_the_root_are_named_by_their_packages(tmp_path: Path) -> N
     (outside / "__init__.py").write_text(BASE)
     (outside / "use.py").write_text("from pkg import T\nT().run()\n")
     report = check_paths([outside], LintConfig(root=root), use_cache=False)
-    assert sorted((Path(f.path).name, f.code) for f in report.findings) == [("use.py", "DG101"), ("use.py", "DG102")]
+    found = sorted((Path(f.path).name, f.code) for f in about(report.findings))
+    assert found == [("use.py", "DG101"), ("use.py", "DG102")]
 
 
 def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
@@ -103,7 +106,7 @@ def test_walk_before_the_words_are_complete_is_redone(tmp_path: Path) -> None:
     (tmp_path / "z.py").write_text("from y import Search\nhelper_tool = Search()\n")
     (tmp_path / "plain.py").write_text("VALUE = 1\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = [(Path(f.path).name, f.line, f.code) for f in report.findings]
+    found = [(Path(f.path).name, f.line, f.code) for f in about(report.findings)]
     assert found == [("a.py", 3, "DG101"), ("z.py", 2, "DG102")]
     assert report.files_parsed == 4  # y, z, a twice (its first walk's lookups no longer held); never plain.py
     assert report.files_walked == 4
@@ -125,7 +128,7 @@ def test_a_common_tool_name_makes_candidates_only_of_files_naming_its_module(tmp
     (app / "package.py").write_text("import app.tools\n\ndef run():\n    return app.tools.add.invoke({})\n")
     (tmp_path / "app" / "sets.py").write_text("seen = set()\n\ndef remember(x):\n    seen.add(x)\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in about(report.findings))
     assert found == [
         ("direct.py", 4, "DG101"),
         ("math.py", 5, "DG104"),
@@ -144,7 +147,7 @@ def test_a_later_round_finds_a_tool_reached_by_a_relative_import_of_dots_only(tm
     (package / "__init__.py").write_text("from .base import Search\n")
     (package / "use.py").write_text("from . import Search\n\ndef go():\n    return Search().run('q')\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in about(report.findings))
     assert found == [("use.py", 4, "DG101"), ("use.py", 4, "DG102")]
 
 
@@ -160,12 +163,12 @@ def test_a_tool_a_class_body_binds_is_reached_through_the_class_from_another_mod
         "    return GetCoinMetadata.save_dataset.invoke(symbol)\n"
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("main.py", 5, "DG101")]
+    assert [(Path(f.path).name, f.line, f.code) for f in about(report.findings)] == [("main.py", 5, "DG101")]
 
 
 def test_extend_adds_every_item() -> None:
     extra = {"pkg/__init__.py": "", "pkg/tools.py": BASE + "TOOLS = []\nTOOLS.extend([make(), T()])\n"}
-    found = check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra)
+    found = about(check_source("from pkg.tools import TOOLS\nTOOLS[1].run()\n", path="pkg/agent.py", extra=extra))
     assert [f.code for f in found] == ["DG101"]
 
 
@@ -195,5 +198,40 @@ def test_a_lazily_exported_tool_class_is_a_tool(tmp_path: Path) -> None:
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
-    found = check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings
+    found = about(check_paths([tmp_path], LintConfig(root=tmp_path, python=False), jobs=1, use_cache=False).findings)
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in found] == [("app.py", 3, "DG102")]
+
+
+def test_a_parse_keeps_the_trees_of_the_files_asked_for_until_they_are_taken(tmp_path: Path) -> None:
+    from dispatchguard.lint.discovery import SourceFile
+    from dispatchguard.lint.project import Project
+
+    (tmp_path / "tools.py").write_text(BASE)
+    (tmp_path / "helpers.py").write_text("VALUE = 1\n")
+    files = [SourceFile(tmp_path / name, name, (tmp_path / name).as_posix()) for name in ("tools.py", "helpers.py")]
+    wanted = (tmp_path / "tools.py").as_posix()
+    project = Project(LintConfig(root=tmp_path), files, keep_trees=[wanted])
+    assert project.module("helpers", any_module=True) is not None  # parsed for a question, not kept
+    assert project.take_parsed() == []
+    assert project.module("tools", any_module=True) is not None
+    ((key, data, tree),) = project.take_parsed()
+    assert (key, data) == (wanted, BASE.encode())
+    assert [type(node).__name__ for node in tree.body] == ["ImportFrom", "ClassDef"]
+    assert project.take_parsed() == []  # handed over once
+    assert project.module("tools", any_module=True) is not None  # loaded: never parsed again
+    assert (project.parsed, project.take_parsed()) == (2, [])
+    # a project that keeps no tree (the editor's, a fix pass's) summarises and drops every one
+    plain = Project(LintConfig(root=tmp_path), files)
+    assert plain.module("tools", any_module=True) is not None
+    assert plain.take_parsed() == []
+
+
+def test_a_file_to_report_on_that_a_walk_parses_is_walked_once_after_that_walk(tmp_path: Path) -> None:
+    # a_use.py comes first: its walk asks what z_tools.T is, which parses z_tools.py (a file to report
+    # on, too); z_tools.py is then walked from that tree, never parsed a second time
+    (tmp_path / "a_use.py").write_text("from crewai.tools import BaseTool\nfrom z_tools import T\n\nT()._run()\n")
+    (tmp_path / "z_tools.py").write_text(BASE + "T()._run()\n")
+    report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
+    found = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    assert [(name, line) for name, line, code in found if code == "DG101"] == [("a_use.py", 4), ("z_tools.py", 6)]
+    assert (report.files_parsed, report.files_walked) == (2, 2)

@@ -12,6 +12,8 @@ import pytest
 from dispatchguard.lint import check_paths, load_config
 from dispatchguard.lint.noqa import file_suppresses, file_suppression, line_suppresses, parse_line
 
+from ..conftest import about
+
 
 @pytest.mark.parametrize(
     ("line", "codes"),
@@ -94,7 +96,7 @@ def test_cli_and_flake8_read_the_same_directives(tmp_path: Path, monkeypatch: py
         (tmp_path / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     report = check_paths(["."], load_config(["."]), use_cache=False)
-    core = {(f.path, f.line, f.code) for f in report.findings if not f.suppressed}
+    core = {(f.path, f.line, f.code) for f in about(report.findings) if not f.suppressed}
     assert core == {
         ("app/plain.py", 3, "DG101"),
         ("app/plain.py", 3, "DG102"),
@@ -106,5 +108,6 @@ def test_cli_and_flake8_read_the_same_directives(tmp_path: Path, monkeypatch: py
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert out.returncode == 1, out.stderr
-    flake8 = {(m["path"], int(m["line"]), m["code"]) for m in map(_FINDING.match, out.stdout.splitlines()) if m}
+    lines = about(out.stdout.splitlines())
+    flake8 = {(m["path"], int(m["line"]), m["code"]) for m in map(_FINDING.match, lines) if m}
     assert flake8 == core, out.stdout

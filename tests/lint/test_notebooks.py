@@ -14,6 +14,8 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
+from ..conftest import SELECT, about
+
 TOOL = """\
 from crewai.tools import BaseTool
 
@@ -74,7 +76,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def found(report) -> list[tuple]:
-    return [(f.path, f.cell, f.line, f.col, f.code, f.suppressed) for f in report.findings]
+    return [(f.path, f.cell, f.line, f.col, f.code, f.suppressed) for f in about(report.findings)]
 
 
 def test_code_cells_are_one_module_with_cell_positions(root: Path) -> None:
@@ -88,7 +90,7 @@ def test_code_cells_are_one_module_with_cell_positions(root: Path) -> None:
         ("agent.ipynb", 9, 4, 9, "DG101", False),
     ]
     assert report.files_checked == 1 and report.notebooks == []
-    dg101 = report.findings[1]
+    dg101 = about(report.findings)[1]
     assert (dg101.end_line, dg101.end_col) == (4, 37)
 
 
@@ -114,8 +116,8 @@ def test_a_finding_of_the_notebook_equals_the_one_of_its_export(root: Path) -> N
     (root / "py").mkdir()
     (root / "py" / "agent.py").write_text(nb.source, encoding="utf-8")
     config = LintConfig(root=root)
-    in_notebook = check_paths(["nb"], config, use_cache=False).findings
-    in_export = check_paths(["py"], config, use_cache=False).findings
+    in_notebook = about(check_paths(["nb"], config, use_cache=False).findings)
+    in_export = about(check_paths(["py"], config, use_cache=False).findings)
     mapped = [(*nb.position(f.line), f.col, f.code, f.message, f.suppressed) for f in in_export]
     assert [(f.cell, f.line, f.col, f.code, f.message, f.suppressed) for f in in_notebook] == mapped
     assert len(mapped) == 5
@@ -127,11 +129,12 @@ def test_unused_noqa_and_syntax_errors_are_reported_in_cells(root: Path) -> None
         notebook(code(TOOL), code("!pwd\nx = 1  # noqa: DG101\n"), code('Weather().run(city="x"\n')),
     )
     report = check_paths(["."], LintConfig(root=root), use_cache=False)
-    assert [(f.cell, f.line, f.code) for f in report.findings] == [(3, 1, "DG001")]
+    assert [(f.cell, f.line, f.code) for f in about(report.findings)] == [(3, 1, "DG001")]
     (root / "noqa.ipynb").unlink()
     write(root / "noqa.ipynb", notebook(code(TOOL), code("!pwd\nx = 1  # noqa: DG101\n")))
     report = check_paths(["."], LintConfig(root=root), use_cache=False)
-    assert [(f.cell, f.line, f.col, f.code) for f in report.findings] == [(1, 9, 16, "DG103"), (2, 2, 8, "DG002")]
+    found = [(f.cell, f.line, f.col, f.code) for f in about(report.findings)]
+    assert found == [(1, 9, 16, "DG103"), (2, 2, 8, "DG002")]
 
 
 def test_the_cache_keeps_cell_positions(root: Path, tmp_path: Path) -> None:
@@ -139,7 +142,7 @@ def test_the_cache_keeps_cell_positions(root: Path, tmp_path: Path) -> None:
     config = LintConfig(root=root)
     first = check_paths(["."], config, cache_dir=tmp_path / "cache")
     again = check_paths(["."], config, cache_dir=tmp_path / "cache")
-    assert found(again) == found(first) and len(first.findings) == 5
+    assert found(again) == found(first) and len(about(first.findings)) == 5
     assert again.files_parsed == 0  # from the cache
 
 
@@ -156,7 +159,7 @@ def test_broken_notebooks_are_listed_with_why_and_the_rest_is_checked(root: Path
     assert reasons["b_v3.ipynb"] == "not an nbformat 4 notebook (nbformat 3)"
     assert reasons["c_no_cells.ipynb"] == "not a notebook: no list of cells"
     assert reasons["d_bad_source.ipynb"] == "not a notebook: the source of cell 1 is not text"
-    assert report.files_checked == 1 and {f.path for f in report.findings} == {"e_good.ipynb"}
+    assert report.files_checked == 1 and {f.path for f in about(report.findings)} == {"e_good.ipynb"}
     with pytest.raises(NotebookError):
         load_notebook(b"\xff\xfe")
 
@@ -167,14 +170,14 @@ def test_an_empty_notebook_file_is_an_empty_notebook(root: Path) -> None:
     (root / "blank.ipynb").write_text("\n  \n", encoding="utf-8")
     write(root / "agent.ipynb", AGENT)
     report = check_paths(["."], LintConfig(root=root), use_cache=False)
-    assert report.notebooks == [] and {f.path for f in report.findings} == {"agent.ipynb"}
+    assert report.notebooks == [] and {f.path for f in about(report.findings)} == {"agent.ipynb"}
     assert load_notebook(b"").source == ""
 
 
 def test_a_notebook_in_another_language_has_no_code(root: Path) -> None:
     write(root / "r.ipynb", notebook(code(TOOL), metadata={"language_info": {"name": "R"}}))
     report = check_paths(["."], LintConfig(root=root), use_cache=False)
-    assert report.findings == [] and report.files_checked == 1
+    assert about(report.findings) == [] and report.files_checked == 1
 
 
 def test_a_module_file_keeps_its_name_beside_a_paired_notebook(root: Path) -> None:
@@ -183,7 +186,7 @@ def test_a_module_file_keeps_its_name_beside_a_paired_notebook(root: Path) -> No
     (root / "agent.py").write_text(TOOL, encoding="utf-8")
     (root / "main.py").write_text('from agent import Weather\n\nWeather().run(city="x")\n', encoding="utf-8")
     report = check_paths(["."], LintConfig(root=root), use_cache=False)  # agent.ipynb sorts before agent.py
-    assert ("main.py", 3, "DG101") in [(f.path, f.line, f.code) for f in report.findings]
+    assert ("main.py", 3, "DG101") in [(f.path, f.line, f.code) for f in about(report.findings)]
 
 
 def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
@@ -194,7 +197,7 @@ def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
     cells = code("from helpers import Weather\n"), code('Weather().run(city="x")\n')
     write(root / "nb" / "explore.ipynb", notebook(*cells))
     report = check_paths(["."], LintConfig(root=root), use_cache=False)
-    assert ("nb/explore.ipynb", 2, 1, "DG101") in [(f.path, f.cell, f.line, f.code) for f in report.findings]
+    assert ("nb/explore.ipynb", 2, 1, "DG101") in [(f.path, f.cell, f.line, f.code) for f in about(report.findings)]
 
 
 # ------------------------------------------------------------------ the command and ruff
@@ -202,7 +205,11 @@ def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -236,7 +243,7 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
 @pytest.mark.integration
 def test_a_notebook_on_standard_input(root: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
+        [sys.executable, "-m", "dispatchguard", "check", *SELECT, "--no-cache", "--stdin-filename", "agent.ipynb", "-"],
         cwd=root, input=json.dumps(AGENT), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1
@@ -275,7 +282,7 @@ def test_cell_positions_are_ruffs(root: Path) -> None:
         timeout=120,
     )
     theirs = [(i["cell"], i["location"]["row"]) for i in json.loads(ruff.stdout)]
-    ours = [(f.cell, f.line) for f in check_paths(["."], LintConfig(root=root), use_cache=False).findings]
+    ours = [(f.cell, f.line) for f in about(check_paths(["."], LintConfig(root=root), use_cache=False).findings)]
     assert theirs == [(4, 2), (5, 3), (6, 3)]
     assert [p for p in ours if p != (3, 9)] == theirs  # (3, 9): DG103 in the tool's cell
 
@@ -293,11 +300,11 @@ def test_the_flake8_plugin_is_unaffected(root: Path) -> None:
             cwd=root, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode in (0, 1), done.stderr
-        return sorted(line.removeprefix("./") for line in done.stdout.splitlines())
+        return sorted(line.removeprefix("./") for line in about(done.stdout.splitlines()))
 
     before = flake8()
     write(root / "agent.ipynb", AGENT)
     assert flake8() == before and before
-    core = check_paths(["."], LintConfig(root=root), use_cache=False).findings
+    core = about(check_paths(["."], LintConfig(root=root), use_cache=False).findings)
     assert before == sorted(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}" for f in core if f.cell is None)
     assert any(f.cell is not None for f in core)

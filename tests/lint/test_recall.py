@@ -14,11 +14,13 @@ from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.library import NOT_A_TOOL, TOOL_CLASS, TOOL_DECORATOR, library_kind, library_versions
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _codes(source: str, config: LintConfig | None = None, **kwargs: object) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in check_source(source, config, **kwargs) if not f.suppressed]  # type: ignore[arg-type]
+    return [(f.line, f.code) for f in about(check_source(source, config, **kwargs)) if not f.suppressed]  # type: ignore[arg-type]
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -33,7 +35,7 @@ def _project_findings(root: Path, files: dict[str, str], target: str) -> list[tu
     for rel, text in files.items():
         _write(root, rel, text)
     report = check_paths([root / target], LintConfig(root=root), use_cache=False)
-    return [(f.line, f.col, f.code) for f in report.findings]
+    return [(f.line, f.col, f.code) for f in about(report.findings)]
 
 
 # ------------------------------------------------------------------ the bundled table
@@ -94,7 +96,7 @@ def test_script_folder_imports_resolve(tmp_path: Path) -> None:
     _write(tmp_path, "src/app/main.py", "print('run me')\n")
     _write(tmp_path, "src/app/crew.py", "from tools.calculator import Calculator\n\nCalculator()\n")
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("crew.py", 3, "DG102")]
+    assert [(Path(f.path).name, f.line, f.code) for f in about(report.findings)] == [("crew.py", 3, "DG102")]
 
 
 def test_a_relative_import_from_a_namespace_folder_inside_a_package_resolves(tmp_path: Path) -> None:
@@ -111,7 +113,8 @@ def test_a_relative_import_from_a_namespace_folder_inside_a_package_resolves(tmp
         "    def __init__(self):\n        self.tools = [WriteReport()]\n",
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert [(Path(f.path).name, f.line, f.col, f.code) for f in report.findings] == [("reporter.py", 5, 23, "DG102")]
+    found = [(Path(f.path).name, f.line, f.col, f.code) for f in about(report.findings)]
+    assert found == [("reporter.py", 5, 23, "DG102")]
 
 
 def test_an_absolute_import_of_a_package_beside_the_module_resolves(tmp_path: Path) -> None:
@@ -125,7 +128,9 @@ def test_an_absolute_import_of_a_package_beside_the_module_resolves(tmp_path: Pa
     _write(tmp_path, "src/app/crew.py", build)
     _write(tmp_path, "src/app/tasks/export.py", build)
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((f.path.replace("\\", "/").rpartition("src/")[2], f.line, f.col, f.code) for f in report.findings)
+    found = sorted(
+        (f.path.replace("\\", "/").rpartition("src/")[2], f.line, f.col, f.code) for f in about(report.findings)
+    )
     assert found == [("app/crew.py", 4, 12, "DG102"), ("app/tasks/export.py", 4, 12, "DG102")]
 
 
@@ -166,7 +171,7 @@ def test_a_tool_answers_what_a_tool_function_of_another_module_it_runs_returns(t
     )
     _write(tmp_path, "tools/smart.py", smart)
     report = check_paths([tmp_path / "tools/smart.py"], LintConfig(root=tmp_path), use_cache=False)
-    assert [(f.line, f.code, f.message.split(",")[0]) for f in report.findings if f.code == "DG104"] == [
+    assert [(f.line, f.code, f.message.split(",")[0]) for f in about(report.findings) if f.code == "DG104"] == [
         (7, "DG104", "tool function `smart` returns an f-string (from `web_search`)")
     ]
 
@@ -186,7 +191,9 @@ def test_examples_that_share_a_package_name_each_resolve_their_own(tmp_path: Pat
     nodes = "from my_agent.utils.tools import CodeInterpreter\n\ntools_list = [CodeInterpreter()]\n"
     _write(tmp_path, "examples/coder/my_agent/utils/nodes.py", nodes)
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    found = sorted((f.path.replace("\\", "/").rpartition("my_agent/")[2], f.line, f.code) for f in report.findings)
+    found = sorted(
+        (f.path.replace("\\", "/").rpartition("my_agent/")[2], f.line, f.code) for f in about(report.findings)
+    )
     assert found == [("utils/nodes.py", 3, "DG102"), ("utils/tools.py", 5, "DG103")]
 
 
@@ -206,7 +213,7 @@ def test_a_plain_import_or_an_unbound_name_is_not_taken_for_a_package_beside(tmp
         "def fetch(url):\n    return requests.Get(url), Session()\n",
     )
     report = check_paths([tmp_path / "pkg/agents"], LintConfig(root=tmp_path), use_cache=False)
-    assert report.findings == []
+    assert about(report.findings) == []
 
 
 def test_a_tool_answers_what_the_run_method_of_a_project_class_it_holds_returns(tmp_path: Path) -> None:
@@ -238,7 +245,7 @@ def test_a_tool_answers_what_the_run_method_of_a_project_class_it_holds_returns(
         "        return self.api_wrapper.run(q)\n",
     )
     report = check_paths([tmp_path / "app/tools.py"], LintConfig(root=tmp_path), use_cache=False)
-    assert [(f.line, f.code, f.message.split(",")[0]) for f in report.findings if f.code == "DG103"] == [
+    assert [(f.line, f.code, f.message.split(",")[0]) for f in about(report.findings) if f.code == "DG103"] == [
         (11, "DG103", "`Draft._run` returns an f-string"),
         (17, "DG103", "`Search._run` returns an f-string"),
     ]
@@ -286,7 +293,7 @@ def test_what_a_library_tool_answers_comes_from_its_declared_run(tmp_path: Path,
     """TavilySearch._run declares Dict[str, Any]: with no environment the table recorded it from the
     sdist, with the test session's environment its installed source says it."""
     config = dataclasses.replace(LintConfig(root=tmp_path), python=python)
-    found = [f for f in check_source(TAVILY_TOOL, config, path="tools/search.py") if f.code == "DG104"]
+    found = [f for f in about(check_source(TAVILY_TOOL, config, path="tools/search.py")) if f.code == "DG104"]
     assert [(f.line, f.message.split(",")[0]) for f in found] == [
         (7, "tool function `search` returns a dict (what `TavilySearch` answers)")
     ]
@@ -403,7 +410,7 @@ def test_a_class_made_by_a_project_factory_from_a_tool_class_is_a_tool_class(tmp
         "    return found, more\n",
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    got = [(Path(f.path).name, f.line, f.col, f.code) for f in report.findings]
+    got = [(Path(f.path).name, f.line, f.col, f.code) for f in about(report.findings)]
     assert got == [("nodes.py", 5, 13, "DG101"), ("nodes.py", 6, 12, "DG101"), ("nodes.py", 6, 12, "DG102")]
 
 
@@ -425,7 +432,7 @@ def test_a_factory_of_a_plain_class_or_of_a_declared_base_makes_no_tool_class(tm
         "def node(state):\n    return LoggedRow(x=1).invoke(state), Schema(query='x').run(1)\n",
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    assert report.findings == []
+    assert about(report.findings) == []
 
 
 def test_a_tool_returned_by_a_project_factory_and_run_is_a_direct_call(tmp_path: Path) -> None:
@@ -451,7 +458,7 @@ def test_a_tool_returned_by_a_project_factory_and_run_is_a_direct_call(tmp_path:
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
     # a lookup by a name known at run time is no factory: the caller routes the model's choice
-    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [
+    assert [(Path(f.path).name, f.line, f.code) for f in about(report.findings)] == [
         ("nodes.py", 5, "DG101"),
         ("nodes.py", 7, "DG101"),
     ]
@@ -482,7 +489,7 @@ def test_a_project_decorator_factory_wrapping_tool_makes_tools_reexported_by_a_s
         "import app.tools as tools\n\n\ndef node(state):\n    return tools.order_status.invoke(state['id'])\n",
     )
     report = check_paths([tmp_path], LintConfig(root=tmp_path), use_cache=False)
-    got = [(Path(f.path).name, f.line, f.code) for f in report.findings]
+    got = [(Path(f.path).name, f.line, f.code) for f in about(report.findings)]
     assert got == [("graph.py", 5, "DG101"), ("orders.py", 6, "DG104"), ("orders.py", 11, "DG104")]
 
 

@@ -13,6 +13,7 @@ from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.index import summarise
 from dispatchguard.lint.source import check_source
 
+from ..conftest import about
 from .conftest import FIXTURES
 
 
@@ -131,7 +132,7 @@ def test_messages_name_the_imported_helper(monkeypatch: pytest.MonkeyPatch) -> N
     root = FIXTURES / "returns"
     monkeypatch.chdir(root)
     report = check_paths(["."], LintConfig(root=root), jobs=1, use_cache=False)
-    messages = {(f.path, f.line): f.message for f in report.findings}
+    messages = {(f.path, f.line): f.message for f in about(report.findings)}
     assert "returns text joined with '\\n' (from `format_result`)" in messages[("app/tools.py", 19)]
     assert "returns an f-string (from `error_text`)" in messages[("app/tools.py", 27)]
     assert messages[("app/tools.py", 40)].startswith(
@@ -161,13 +162,13 @@ def test_editing_the_helper_module_revalidates_cached_results(tmp_path: Path, jo
 
     def codes() -> list[tuple[str, int, str]]:
         report = check_paths([tmp_path], config, jobs=jobs)
-        return [(Path(f.path).name, f.line, f.code) for f in report.findings]
+        return [(Path(f.path).name, f.line, f.code) for f in about(report.findings)]
 
     assert codes() == [("tools.py", 7, "DG103")]
     (pkg / "helpers.py").write_text(HELPER_JSON)  # tools.py is unchanged: its cached result must go
     assert codes() == []
     warm = check_paths([tmp_path], config, jobs=jobs)
-    assert (warm.findings, warm.files_parsed, warm.files_walked) == ([], 0, 0)
+    assert (about(warm.findings), warm.files_parsed, warm.files_walked) == ([], 0, 0)
     (pkg / "helpers.py").write_text(HELPER_TEXT + "\n")
     assert codes() == [("tools.py", 7, "DG103")]
 
@@ -179,7 +180,7 @@ def test_strict_mode_accepts_an_imported_json_wrapper() -> None:
         "class T(BaseTool):\n    def _run(self, q):\n        if q:\n            return dump(q)\n"
         "        return other(q)\n"
     )
-    findings = check_source(source, LintConfig(strict=True), path="pkg/tools.py", extra=extra)
+    findings = about(check_source(source, LintConfig(strict=True), path="pkg/tools.py", extra=extra))
     assert [(f.code, f.line) for f in findings] == [("DG103", 8)]  # other(): unknown, dump(): JSON
 
 
@@ -193,6 +194,6 @@ def test_declared_return_types_reach_the_summary_and_other_modules() -> None:
         "class Search(BaseTool):\n    def _run(self, q):\n        if q:\n            return rows(q)\n"
         "        if q is None:\n            return text(q)\n        return anything(q)\n"
     )
-    findings = check_source(tool, path="pkg/tools.py", extra={"pkg/helpers.py": helpers})
+    findings = about(check_source(tool, path="pkg/tools.py", extra={"pkg/helpers.py": helpers}))
     assert [(f.line, f.code) for f in findings] == [(7, "DG103")]
     assert "a list (declared `-> list[dict]`) (from `rows`)" in findings[0].message

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import about
+
 TOOLS = """\
 from crewai.tools import BaseTool
 
@@ -110,7 +112,7 @@ def test_fix_action_and_unused_noqa(workspace: Path, editor_factory: Any) -> Non
     text = "import json\n\n\ndef f():\n    return {'a': 1}\n\n\nx = 1  # noqa: DG101, DG999\n"
     tools_uri = (workspace / "app" / "tools.py").as_uri()
     _open(editor, tools_uri, TOOLS.replace("return query", "return {'q': query}"))
-    (dg103,) = editor.diagnostics(tools_uri)
+    (dg103,) = about(editor.diagnostics(tools_uri))
     assert dg103["code"] == "DG103"
     actions = editor.request(
         "textDocument/codeAction",

@@ -32,26 +32,26 @@ def sources(repo: Path) -> dict[str, str]:
     return {p.relative_to(repo).as_posix(): p.read_text() for p in sorted(repo.rglob("*.py"))}
 
 
-def test_default_hook_on_shop_changes_nothing_and_keeps_tests(hook_repo, pre_commit, tmp_path):
+def test_default_hook_on_shop_changes_nothing_and_keeps_tests(pre_commit_run, tmp_path):
     repo = project_repo("shop", tmp_path)
     before_tests, before = run_tests(repo), sources(repo)
     assert before_tests == (8, set())
-    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
+    proc = pre_commit_run(repo, "dispatchguard-fix", "--all-files")
     assert proc.returncode == 1, output(proc)  # findings remain: every fix here is unsafe
     assert "files were modified by this hook" not in output(proc)
     assert "6 more fixable with --unsafe-fixes" in output(proc)
     assert sources(repo) == before and run_tests(repo) == before_tests
 
 
-def test_default_hook_on_notes_fixes_and_keeps_tests(hook_repo, pre_commit, tmp_path):
+def test_default_hook_on_notes_fixes_and_keeps_tests(pre_commit_run, tmp_path):
     repo = project_repo("notes", tmp_path)
     assert run_tests(repo) == (4, set())
-    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files")
+    proc = pre_commit_run(repo, "dispatchguard-fix", "--all-files")
     assert proc.returncode == 1 and "files were modified by this hook" in output(proc), output(proc)
     assert run_tests(repo) == (4, set())
     git(repo, "add", "-A")
-    assert pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard-fix", "--all-files").returncode == 0
-    proc = pre_commit(repo, "try-repo", str(hook_repo), "dispatchguard", "--all-files")
+    assert pre_commit_run(repo, "dispatchguard-fix", "--all-files").returncode == 0
+    proc = pre_commit_run(repo, "dispatchguard", "--all-files")
     assert proc.returncode == 0 and "Passed" in proc.stdout, output(proc)
     ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "I", "--no-cache", "."], cwd=repo)
     assert ruff.returncode == 0

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import SELECT
+
 ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "hooks" / "pre-commit"
 
@@ -125,7 +127,7 @@ def test_real_dispatchguard_on_a_file_with_spaces(repo, tmp_path):
     )
     git(repo, "add", "-A")
     exe = Path(sys.executable).with_name("dispatchguard")
-    environ = {**os.environ, "DISPATCHGUARD": f"{exe}", "DISPATCHGUARD_ARGS": "--no-cache"}
+    environ = {**os.environ, "DISPATCHGUARD": f"{exe}", "DISPATCHGUARD_ARGS": " ".join(["--no-cache", *SELECT])}
     proc = subprocess.run(
         ["bash", str(repo / ".git" / "hooks" / "pre-commit")],
         cwd=repo,

@@ -16,6 +16,7 @@ import pytest
 
 from dispatchguard.lint import RULES
 from dispatchguard.pylint import CODES, MESSAGE_IDS
+from tests.conftest import about
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "newsroom" / "violating"
@@ -66,7 +67,7 @@ def test_the_newsroom_example_gives_the_same_findings(tmp_path):
     root = tmp_path / "violating"
     shutil.copytree(EXAMPLE, root)
     cli = cli_findings(root)
-    assert len(cli) == 20
+    assert len(about(cli)) == 20
     assert pylint_findings(root, "newsroom") == cli
 
 
@@ -115,7 +116,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 def test_a_synthetic_project_gives_the_same_findings_but_pylints_own_disables(tmp_path):
     root = write(tmp_path / "proj", PROJECT)
     cli = cli_findings(root)
-    assert {(path, line, code) for path, line, _, code, _ in cli} == {
+    assert {(path, line, code) for path, line, _, code, _ in about(cli)} == {
         ("app/agent.py", 5, "DG102"),
         ("app/agent.py", 6, "DG101"),  # after a non-ASCII string: columns count characters in both
         ("app/agent.py", 8, "DG002"),  # DG103 silences nothing there

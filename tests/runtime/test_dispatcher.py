@@ -329,6 +329,23 @@ def test_benchmark_script_runs(capsys):
     assert "dispatch_tool overhead (dict payload)" in out and "ratio LangChain / dispatch_tool" in out
 
 
+@pytest.mark.integration
+def test_benchmark_compares_two_trees_in_one_run(capsys):
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).parents[2]
+    spec = importlib.util.spec_from_file_location("dispatch_overhead", root / "benchmarks" / "dispatch_overhead.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--against", str(root), "--rounds", "1", "--repeat", "2", "--number", "100"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["dispatch_tool(dict)", "dispatch_tool(ToolAction)", "dispatch_tool(JSON",
+                                    "dispatch_tool(invalid", "ensure_json_str(nested"]
+    assert mod.main(["--against", str(root / "docs"), "--rounds", "1"]) == 2
+    assert "has no src/dispatchguard" in capsys.readouterr().err
+
+
 def test_bad_options(reg):
     for kw in ({"registry": {"add": 1}}, {"max_bytes": 0}, {"max_bytes": "1"}, {"unknown_args": "keep"}):
         opts = {"registry": reg, **kw}
@@ -416,3 +433,42 @@ def test_a_hostile_exception_never_escapes_any_dispatch_path(exc_type):
         error = json.loads(text)
         assert error["kind"] == expected_kind, text
         assert error["tool"] == "explode" and "the tool failed" in error["error"]
+
+
+def _counting_registry():
+    """A tool whose argument model counts how often it is validated (a field's before-validator
+    runs once per validation, whether the value then passes the strict check or not)."""
+    from pydantic import BaseModel, field_validator
+
+    runs: list[object] = []
+
+    class Args(BaseModel):
+        a: int
+
+        @field_validator("a", mode="before")
+        @classmethod
+        def count(cls, value):
+            runs.append(value)
+            return value
+
+    r = ToolRegistry()
+    r.register("count", lambda a: a * 2, schema=Args)
+    return r, runs
+
+
+@pytest.mark.parametrize("options", [{}, {"unknown_args": "reject"}, {"max_bytes": 1 << 20}])
+def test_a_call_is_validated_once_per_dispatch(options):
+    r, runs = _counting_registry()
+    entries = {
+        "dispatch_tool": lambda p: dispatch_tool(p, registry=r, **options),
+        "dispatch_tool_result": lambda p: dispatch_tool_result(p, registry=r, **options).text,
+        "adispatch_tool": lambda p: asyncio.run(adispatch_tool(p, registry=r, **options)),
+        "adispatch_tool_result": lambda p: asyncio.run(adispatch_tool_result(p, registry=r, **options)).text,
+    }
+    for entry, call in entries.items():
+        for args, kind in (({"a": 2}, None), ({"a": "2"}, "invalid_args")):
+            runs.clear()
+            for payload in ({"name": "count", "args": args}, json.dumps({"name": "count", "args": args})):
+                out = strict(call(payload))
+                assert (out == 4) if kind is None else (out["kind"] == kind), (entry, args, out)
+            assert len(runs) == 2, (entry, args, options, len(runs))

@@ -290,6 +290,30 @@ def test_deep_nesting():
     assert_strict(ensure_json_str(d))
 
 
+def test_deep_nesting_costs_two_frames_a_level():
+    """The containers cut off at MAX_DEPTH convert properly from a caller whose stack leaves only
+    2.5 frames per level of nesting (the converters recurse two frames a level, as they did in
+    one function), not through the last resort."""
+    import inspect
+
+    value = deep(MAX_DEPTH + 20)
+    expected = ensure_json_str(value)
+    assert expected.startswith("[[") and TOO_DEEP in expected  # converted, cut off: not the last resort
+
+    def stack_depth() -> int:
+        frame, n = inspect.currentframe(), 0
+        while frame is not None:
+            frame, n = frame.f_back, n + 1
+        return n
+
+    def convert_at(spare: int):
+        if stack_depth() < sys.getrecursionlimit() - spare:
+            return convert_at(spare)
+        return ensure_json_str(value)
+
+    assert convert_at(MAX_DEPTH * 5 // 2) == expected
+
+
 def test_hostile_repr_and_last_resort(caplog):
     assert ensure_json_str(BadStr()) == '"<unprintable BadStr object>"'
     assert ensure_json_str(BadStrOnly()) == '"BadStrOnly()"'

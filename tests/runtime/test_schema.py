@@ -10,6 +10,7 @@ import json
 import uuid
 from typing import Annotated, Any, Literal
 
+import pydantic
 import pytest
 from langchain_core.tools import InjectedToolCallId
 from pydantic import BaseModel, Field, model_validator
@@ -324,3 +325,85 @@ def test_injected_tool_call_id_for_plain_functions():
     assert dispatch_tool({"name": "f", "args": {"q": "x"}}, registry=reg, context={"tool_call_id": "c1"}) == '"c1:x"'
     generated = json.loads(dispatch_tool({"name": "f", "args": {"q": "x", "call": "forged"}}, registry=reg))
     assert generated.startswith("call_") and generated.endswith(":x") and "forged" not in generated
+
+
+class Normalised(BaseModel):
+    """Arguments with a before-validator: it sees the model's JSON object, and what it returns is
+    then checked as strictly as any arguments."""
+
+    a: int
+    b: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def default_b_to_a(cls, data):
+        return {**data, "b": data["a"]} if isinstance(data, dict) and "b" not in data and "a" in data else data
+
+
+def test_a_model_with_a_before_validator_is_as_strict_as_any():
+    reg = ToolRegistry()
+    reg.register("norm", lambda a, b: a * 10 + b, schema=Normalised)
+    assert dispatch_tool({"name": "norm", "args": {"a": 1}}, registry=reg) == "11"
+    assert ok(reg, "norm", {"a": 2, "b": 5}).values == {"a": 2, "b": 5}
+    assert "argument 'a': expected integer, got string \"1\"" in bad(reg, "norm", {"a": "1"})
+    assert "expected integer" in bad(reg, "norm", {"a": True})
+    assert "expected integer" in bad(reg, "norm", {"a": 1.0, "b": 2})
+
+
+class Ints(pydantic.RootModel[list[int]]):
+    pass
+
+
+def test_a_root_model_argument_is_as_strict_as_any():
+    reg = ToolRegistry()
+
+    @reg.tool
+    def count(tags: Ints) -> int:
+        return len(tags.root)
+
+    assert dispatch_tool({"name": "count", "args": {"tags": [1, 2]}}, registry=reg) == "2"
+    v = ok(reg, "count", {"tags": [3]})
+    assert type(v.values["tags"]) is Ints and v.values["tags"].root == [3] and v.args == {"tags": [3]}
+    assert "expected integer" in bad(reg, "count", {"tags": ["1"]})
+    assert "expected integer" in bad(reg, "count", {"tags": [True]})
+    assert "expected array" in bad(reg, "count", {"tags": "1"})
+
+
+def test_a_union_with_a_model_names_it_an_object():
+    reg = ToolRegistry()
+
+    @reg.tool
+    def place(at: Point | int) -> int:
+        return 1
+
+    assert "argument 'at': expected object or integer, got string \"s\"" in bad(reg, "place", {"at": "s"})
+    assert "expected object or integer" in bad(reg, "place", {"at": 1.5})
+
+
+def test_a_deep_schema_costs_few_frames_a_level():
+    """Registering, describing and rejecting with a schema nested 120 deep, from a caller whose
+    stack leaves three frames a level: the schema walks recurse one frame a level (a copy two)."""
+    import inspect
+    import sys
+
+    depth = 120
+    schema: dict = {"type": "integer"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+
+    def stack_depth() -> int:
+        frame, n = inspect.currentframe(), 0
+        while frame is not None:
+            frame, n = frame.f_back, n + 1
+        return n
+
+    def run_at(spare: int) -> tuple[str, str]:
+        if stack_depth() < sys.getrecursionlimit() - spare:
+            return run_at(spare)
+        reg = ToolRegistry()
+        reg.register("deep", lambda x: 1, schema={"type": "object", "properties": {"x": schema}, "required": ["x"]})
+        return render_tool_prompt(reg), dispatch_tool({"name": "deep", "args": {}}, registry=reg)
+
+    prompt, error = run_at(3 * depth)
+    assert "array of " * depth + "integer" in prompt
+    assert "missing required argument 'x' (array of array of" in json.loads(error)["error"]

@@ -52,15 +52,9 @@ def exercise(api_schema, examples_per_operation: int) -> Counter:
     return statuses
 
 
-def test_api_conforms_to_its_openapi_document(api_schema):
-    statuses = exercise(api_schema, 80)
-    print(f"schemathesis: {sum(statuses.values())} cases, statuses {dict(sorted(statuses.items()))}")
-    assert sum(statuses.values()) >= 200
-    assert statuses[200] and statuses[422]
-
-
-# `make test` runs 300 cases per operation and mode (about 1 200, 35 s of CPU under coverage); the
-# thorough hypothesis profile (DG_HYPOTHESIS_PROFILE=thorough) runs 1 000 (about 4 000, two minutes).
+# `make test` runs 300 cases per operation and mode (about 1 200, 35 s of CPU under coverage; a run of
+# 80 per operation beside it added nothing these do not check); the thorough hypothesis profile
+# (DG_HYPOTHESIS_PROFILE=thorough) runs 1 000 (about 4 000, two minutes).
 MANY = 1000 if os.environ.get("DG_HYPOTHESIS_PROFILE") == "thorough" else 300
 
 
@@ -69,6 +63,7 @@ def test_api_conforms_to_its_openapi_document_thousands_of_cases(api_schema):
     statuses = exercise(api_schema, MANY)
     print(f"schemathesis: {sum(statuses.values())} cases, statuses {dict(sorted(statuses.items()))}")
     assert sum(statuses.values()) >= 3 * MANY
+    assert statuses[200] and statuses[422]  # both valid and invalid requests were generated
     assert not [code for code in statuses if code >= 500]
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("redis")
-
 from dispatchguard.agent import CancelToken
 from dispatchguard.server.state import LOST_REASON, RedisRequestState
+
+redis = pytest.importorskip("redis")
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +89,10 @@ def test_a_running_request_keeps_its_id_across_a_redis_restart(redis_server):
             token = CancelToken()
             assert await first.claim("r1", token)
             redis_server.restart()
-            await asyncio.sleep(1.5)  # the lease renewal (every 1/3 s) re-claims the lost key
+            # the lease renewal (every 1/3 s) re-claims the key the restart lost: wait until it has
+            probe = redis.Redis.from_url(redis_server.url)
+            await eventually(lambda: probe.get(f"{first.prefix}request:r1") == first.owner.encode())
+            probe.close()
             assert not await second.claim("r1", CancelToken())  # 409: still running in the first
             assert not token.cancelled
             assert await second.cancel("r1", "stop it")  # a cancel sent elsewhere still arrives

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 import pytest
 
@@ -88,8 +89,13 @@ def test_a_dead_owner_frees_its_ids_when_the_lease_ends_and_live_ones_renew(redi
             assert await owner.claim("live", CancelToken())
             assert await other.claim("orphan", CancelToken())
             other.local.clear()  # as if its process died: nobody renews "orphan"
-            await asyncio.sleep(1.6)
-            assert not await other.claim("live", CancelToken())  # renewed by its owner
+            probe = redis.Redis.from_url(redis_db)
+            deadline = time.monotonic() + 10
+            while probe.exists("dispatchguard:request:orphan"):  # its lease ends (1 s)
+                assert time.monotonic() < deadline, "the orphan's lease never ended"
+                await asyncio.sleep(0.05)
+            probe.close()
+            assert not await other.claim("live", CancelToken())  # renewed by its owner all along
             assert await owner.claim("orphan", CancelToken())  # lease ended
         finally:
             await owner.close()

@@ -289,3 +289,223 @@ def test_a_tool_verify_excludes_is_neither_run_nor_used_to_take_a_fix_back(tmp_p
     assert "taken back" not in done.stdout + done.stderr, done.stdout
     assert 'return json.dumps({"q": q}' in tools.read_text().split("class FlakyTool")[0]  # the echo fix stays
     assert not calls.exists(), calls.read_text()  # the excluded tool never ran
+
+
+# ---- issue 35, item 5: the project's dispatcher answers the same after the fix ----------------
+
+DESK_TOOLS = '''\
+from datetime import datetime
+
+from crewai.tools import BaseTool
+from pydantic import BaseModel
+
+
+class SlaReport(BaseModel):
+    ticket: str
+    generated_at: datetime
+
+
+class SlaReportTool(BaseTool):
+    name: str = "sla_report"
+    description: str = "The SLA report of a ticket."
+
+    def _run(self, ticket: str) -> dict:
+        return SlaReport(ticket=ticket, generated_at=datetime(2024, 3, 3, 12)).model_dump()
+'''
+#: the result passes through when it is text, else the project's json.dumps(..., default=str)
+PASSING_ROUTER = (
+    "import json\n\nfrom desk.tools import SlaReportTool\n\nTOOLS = {'sla_report': SlaReportTool()}\n\n\n"
+    "def run_tool(name, args):\n    result = TOOLS[name].run(**args)\n"
+    "    return result if isinstance(result, str) else json.dumps(result, default=str)\n"
+)
+#: every result encoded, text too: JSON text from the tool comes out encoded twice
+ENCODING_ROUTER = PASSING_ROUTER.replace(
+    "return result if isinstance(result, str) else json.dumps(result, default=str)",
+    "return json.dumps(result, default=str)",
+)
+
+
+def _desk(root: Path, router: str, configured: bool = True) -> None:
+    config = '[project]\nname = "desk"\n\n[tool.dispatchguard]\n'
+    if configured:
+        config += 'dispatchers = ["desk.router.run_tool"]\n'
+    config += "\n[tool.dispatchguard.verify]\ncases = 3\ntimeout = 5\n"
+    files = {"pyproject.toml": config, "desk/__init__.py": "", "desk/tools.py": DESK_TOOLS, "desk/router.py": router}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def _fix_and_verify(root: Path) -> FixReport:
+    from dispatchguard.fix import apply_fixes
+
+    config = load_config([root])
+    options = VerifyOptions.from_settings(config.verify)
+    return verify_fixes(
+        lambda: apply_fixes(["desk/tools.py"], config, unsafe=True, use_cache=False, select=["DG103"]),
+        ["desk/tools.py"], config, options,
+    )  # fmt: skip
+
+
+def test_a_fix_after_which_the_projects_dispatcher_answers_differently_is_taken_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dispatcher encodes every result: the fix (`model_dump_json()`) keeps the tool's own
+    contract, but `run_tool("sla_report", ...)` now answers a JSON string of the JSON text."""
+    _desk(tmp_path, ENCODING_ROUTER)
+    monkeypatch.chdir(tmp_path)
+    original = (tmp_path / "desk" / "tools.py").read_bytes()
+    report = _fix_and_verify(tmp_path)
+    assert (tmp_path / "desk" / "tools.py").read_bytes() == original
+    assert report.applied == [] and report.changed_files == []
+    (skipped,) = [s for s in report.skipped if s.kind == "dropped"]
+    assert "the project's dispatcher `desk.router.run_tool` answers differently for `sla_report` with" in (
+        skipped.reason
+    ), skipped.reason
+    assert "before '{\"ticket\": " in skipped.reason and "now '\"{\\\\\"ticket" in skipped.reason, skipped.reason
+    assert [(f.path, f.code) for f in report.remaining] == [("desk/tools.py", "DG103")]
+
+
+@pytest.mark.parametrize("configured", [True, False], ids=["configured", "inferred"])
+def test_the_dispatcher_is_the_configured_one_or_the_one_check_detects(
+    configured: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dispatcher passes text through. Configured, the fix wraps in its own `json.dumps(...,
+    default=str)`: the answer through `run_tool` is byte for byte the same, nothing is taken back.
+    Not configured, `check` detects it as a dispatch point, and `--verify` calls it: the fix (which
+    serialises as the project's dispatcher does only for a configured one) writes
+    `model_dump_json()`, the datetime comes out as `2024-03-03T12:00:00`, and the fix is taken back."""
+    from dispatchguard.verify.discover import verify_targets
+    from dispatchguard.verify.fixing import dispatch_plans
+
+    _desk(tmp_path, PASSING_ROUTER, configured)
+    monkeypatch.chdir(tmp_path)
+    config = load_config([tmp_path])
+    plans = dispatch_plans(verify_targets(["desk/tools.py"], config), config)
+    assert {label: (p["label"], p["name"]) for label, p in plans.items()} == {
+        "desk.tools.SlaReportTool": ("desk.router.run_tool", "sla_report")
+    }
+    report = _fix_and_verify(tmp_path)
+    fixed = (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8")
+    if configured:
+        assert [s.reason for s in report.skipped] == []
+        assert "return json.dumps(SlaReport(" in fixed
+    else:
+        assert fixed == DESK_TOOLS
+        (reason,) = [s.reason for s in report.skipped]
+        assert "'{\"ticket\": \"\", \"generated_at\": \"2024-03-03 12:00:00\"}', now " in reason, reason
+        assert '"generated_at":"2024-03-03T12:00:00"' in reason, reason
+
+
+def _dispatched(*pairs: tuple[dict, list[dict]]) -> tuple[dict, ...]:
+    return tuple({"dispatched": True, "arguments": arguments, "answers": answers} for arguments, answers in pairs)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "taken_back"),
+    [
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"type": "str", "text": '{"a": 1}'}, False),  # the same
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"type": "str", "text": '{"a":1}'}, True),  # other bytes
+        ([{"type": "str", "text": '{"a": 1}'}] * 2, {"raised": "TypeError: x"}, True),  # now raises
+        ([{"type": "str", "text": "Error: x"}] * 2, {"type": "str", "text": '{"error": "x"}'}, False),  # prose -> JSON
+        ([{"type": "str", "text": "Error: x"}] * 2, {"type": "str", "text": "Error: y"}, True),  # prose -> other prose
+        ([{"raised": "KeyError: 'k'"}] * 2, {"raised": "KeyError: 'k'"}, False),  # raises the same
+        ([{"type": "str", "text": "1"}, {"type": "str", "text": "2"}], {"type": "str", "text": "3"}, False),  # unstable
+    ],
+    ids=["same", "other bytes", "now raises", "prose to JSON", "other prose", "raises the same", "unstable"],
+)
+def test_what_counts_as_the_dispatcher_answering_differently(before, after, taken_back) -> None:
+    """The judgment of `fix --verify` on the dispatcher's answers (no worker: the records as the runner
+    gets them); an argument dict the run before did not send is not compared."""
+    from dispatchguard.verify.discover import ToolTarget
+    from dispatchguard.verify.fixing import dispatcher_change
+    from dispatchguard.verify.runner import ToolReport
+
+    target = ToolTarget("app.tools", "T", "class", ".", "app/tools.py", 1)
+    was = ToolReport(target, "verified", dispatched=_dispatched(({"q": "a"}, before)))
+    now = ToolReport(target, "verified", dispatched=_dispatched(({"q": "a"}, [after]), ({"q": "b"}, [after])))
+    plan = {"label": "app.router.run_tool", "name": "t"}
+    why = dispatcher_change(was, now, plan)
+    assert (why is not None) == taken_back, why
+    if taken_back:
+        assert why.startswith("the project's dispatcher `app.router.run_tool` answers differently for `t` with")
+        assert '{"q": "a"}: before' in why
+
+
+#: the same encoding dispatcher as a method of a module-level instance, and as a function of an action model
+ROUTER_SHAPES = {
+    "method": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\n\nclass Router:\n"
+        "    def __init__(self, tools):\n        self.tools = tools\n\n"
+        "    def execute(self, name, args):\n        return json.dumps(self.tools[name].run(**args), default=str)\n\n\n"
+        "TOOLS = {'sla_report': SlaReportTool()}\nROUTER = Router(TOOLS)\n",
+        "desk.router.Router.execute",
+        "desk.router.ROUTER.execute",
+    ),
+    "action": (
+        "import json\n\nfrom pydantic import BaseModel\n\nfrom desk.tools import SlaReportTool\n\n"
+        "TOOLS = {'sla_report': SlaReportTool()}\n\n\nclass ToolAction(BaseModel):\n    name: str\n    args: dict\n\n\n"
+        "async def dispatch(action: ToolAction):\n"
+        "    return json.dumps(TOOLS.get(action.name).run(**action.args), default=str)\n",
+        "desk.router.dispatch",
+        "desk.router.dispatch",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ROUTER_SHAPES))
+def test_the_dispatcher_is_called_in_each_shape_the_fix_knows(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ROUTER.execute(name, args)` on the module's one instance, and an async `dispatch(ToolAction(name=...,
+    args=...))` built with the project's own model: both encode every result, so the fix is taken back."""
+    router, entry, label = ROUTER_SHAPES[shape]
+    _desk(tmp_path, router)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("desk.router.run_tool", entry), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report = _fix_and_verify(tmp_path)
+    assert (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8") == DESK_TOOLS
+    (reason,) = [s.reason for s in report.skipped]
+    assert f"the project's dispatcher `{label}` answers differently for `sla_report` with" in reason, reason
+
+
+#: registries keyed by each tool's own name (its `name: str = "sla_report"` field): the encoding
+#: dispatcher of a comprehension, and the passing one that walks a list and compares names
+NAME_KEYED_ROUTERS = {
+    "comprehension, encoding": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\nTOOLS = {t.name: t for t in [SlaReportTool()]}\n\n\n"
+        "def run_tool(name, args):\n    return json.dumps(TOOLS[name].run(**args), default=str)\n",
+        True,
+    ),
+    "compared names, passing": (
+        "import json\n\nfrom desk.tools import SlaReportTool\n\nTOOLS = [SlaReportTool()]\n\n\n"
+        "def run_tool(name, args):\n    for tool in TOOLS:\n        if tool.name == name:\n"
+        "            result = tool.run(**args)\n"
+        "            return result if isinstance(result, str) else json.dumps(result, default=str)\n"
+        "    raise KeyError(name)\n",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NAME_KEYED_ROUTERS))
+def test_a_dispatcher_whose_registry_is_keyed_by_the_tools_own_names_is_called(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the fix knew no registered name for a tool in such a registry, so `--verify` never
+    called the dispatcher: the encoding dispatcher's double encoding went unseen. Now the fix is
+    taken back there (the reason names `sla_report`), and kept where the dispatcher answers the same."""
+    router, taken_back = NAME_KEYED_ROUTERS[case]
+    _desk(tmp_path, router)
+    monkeypatch.chdir(tmp_path)
+    report = _fix_and_verify(tmp_path)
+    fixed = (tmp_path / "desk" / "tools.py").read_text(encoding="utf-8")
+    if taken_back:
+        assert fixed == DESK_TOOLS
+        (reason,) = [s.reason for s in report.skipped]
+        assert "the project's dispatcher `desk.router.run_tool` answers differently for `sla_report` with" in reason
+        assert [(f.path, f.code) for f in report.remaining] == [("desk/tools.py", "DG103")]
+    else:
+        assert [s.reason for s in report.skipped] == []
+        assert "return json.dumps(SlaReport(" in fixed and [a.code for a in report.applied] == ["DG103"]

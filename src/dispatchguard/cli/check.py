@@ -26,16 +26,23 @@ from dispatchguard.cli.common import (
     run_guarded,
 )
 from dispatchguard.cli.output import FORMATS
-from dispatchguard.lint.rules import RULES
+from dispatchguard.lint.rules import listed
 
 # Only the standard library at import time: `dispatchguard --help` imports every subcommand module
 # to build its parser, and `dispatchguard check` must never load libcst or pydantic.
 
 HELP = "check files for DG rule violations"
+
+
+def rule_lines(rules: dict) -> list[str]:
+    """One line per rule, as ``check --help`` prints them and docs/cli.md shows them."""
+    return [f"  {code} {rule.summary}" + (" (preview)" if rule.preview else "") for code, rule in rules.items()]
+
+
 DESCRIPTION = "\n\n".join(
     [
         "Check Python files and notebooks against the DG rules:\n"
-        + "\n".join(f"  {code} {rule.summary}" for code, rule in RULES.items()),
+        + "\n".join(rule_lines(listed(preview=True))),
         "`--stdin-filename PATH -` checks standard input as the file PATH of its project (editors);\n"
         "`--add-noqa[=REASON]` adds `# noqa: CODE` to every line with a finding.",
         "Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.",

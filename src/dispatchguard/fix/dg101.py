@@ -178,9 +178,12 @@ def _no_registration(what: str, dispatcher: Dispatcher) -> NoFix:
             f"function taking (name, args)), and {what} is not registered in a dispatchguard ToolRegistry "
             '(`REGISTRY.register("name", Tool())`)'
         )
-    if not dispatcher.registries:
+    if not dispatcher.registries and not dispatcher.named:
         return NoFix(f"the dispatcher `{dispatcher.label}` looks no registry up by the tool's name (`TOOLS[name]`)")
-    return NoFix(f"{what} is not registered under a literal key in a registry `{dispatcher.label}` looks up")
+    return NoFix(
+        f"{what} is not registered under a literal key, nor under its own name, "
+        f"in a registry `{dispatcher.label}` looks up"
+    )
 
 
 def _built(ctx: FileContext, receiver: ast.expr, binding: str | None) -> ast.expr:

@@ -367,8 +367,9 @@ def fix_json_return(finding: Any, ctx: FileContext, safe_wrap: SafeWrap) -> Fix 
 
 
 def _reports_a_failure(function: Function, ret: ast.Return, value: ast.expr) -> bool:
-    """Whether ``ret`` returns text from an ``except`` handler of ``function`` (not of a function
-    nested in it): prose about a failure, which the contract carries as an error object."""
+    """Whether ``ret`` returns text about a failure from ``function`` (not from a function nested
+    in it), which the contract carries as an error object: from an ``except`` handler, or from a
+    branch that reports a failure (:func:`_failure_branch`)."""
     if not _is_text(value):
         return False
     todo: list[ast.AST] = list(function.body)
@@ -378,8 +379,91 @@ def _reports_a_failure(function: Function, ret: ast.Return, value: ast.expr) -> 
             continue
         if isinstance(node, ast.ExceptHandler) and any(ret is inner for inner in ast.walk(node)):
             return True
+        if isinstance(node, ast.If) and _failure_branch(node, ret, value):
+            return True
         todo.extend(ast.iter_child_nodes(node))
     return False
+
+
+#: A flag that says a step went well (``if not ok``, ``if not resp.is_success``) ...
+_SUCCESS_FLAGS = frozenset({"ok", "is_ok", "success", "is_success", "successful", "is_successful", "succeeded",
+                            "valid", "is_valid"})  # fmt: skip
+#: ... or that it failed (``if error``, ``if result.failed``, ``if "error" in data``).
+_FAILURE_FLAGS = frozenset({"error", "errors", "err", "failed", "failure", "is_error", "has_error", "exception"})
+#: What a status check compares (``resp.status_code != 200``, ``proc.returncode != 0``).
+_STATUS_FIELDS = frozenset({"status", "status_code", "code", "returncode", "return_code", "exit_code"})
+#: How failure prose starts, lower-cased (``return "Error: query too long"`` in an ``if``).
+_FAILURE_WORDS = ("error", "failed", "failure", "request failed", "unable to", "could not", "cannot")
+
+
+def _failure_branch(branch: ast.If, ret: ast.Return, value: ast.expr) -> bool:
+    """Whether ``ret`` lies in the arm of ``branch`` that a failure takes: the body of a failure
+    test (``if not ok``, ``if error``, ``if resp.status_code != 200``), the ``else`` of a success
+    test (``if resp.ok``, ``if r.status_code == 200``), or any arm when the text itself starts as
+    failure prose (``"Error: ..."``, ``f"Failed to ..."``)."""
+    in_body = any(ret is inner for stmt in branch.body for inner in ast.walk(stmt))
+    in_else = not in_body and any(ret is inner for stmt in branch.orelse for inner in ast.walk(stmt))
+    if not (in_body or in_else):
+        return False
+    if _opening_text(value).lower().lstrip().startswith(_FAILURE_WORDS):
+        return True
+    failed = _test_outcome(branch.test)
+    return (in_body and failed is True) or (in_else and failed is False)
+
+
+def _test_outcome(test: ast.expr) -> bool | None:
+    """True when an ``if`` test is true on a failure, False when it is true on a success, None
+    when it says neither."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _test_outcome(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        return _comparison_outcome(test.left, test.ops[0], test.comparators[0])
+    flag = _last_name(test.func if isinstance(test, ast.Call) and not test.args else test)
+    if flag in _SUCCESS_FLAGS:
+        return False
+    if flag in _FAILURE_FLAGS:
+        return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "get" and test.args:
+        key = test.args[0]  # ``data.get("error")``
+        return True if isinstance(key, ast.Constant) and key.value in _FAILURE_FLAGS else None
+    return None
+
+
+def _comparison_outcome(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool | None:
+    """:func:`_test_outcome` of ``"error" in data`` and of a status check (``resp.status_code !=
+    200``, ``code >= 400``, ``status_code == 404``, ``status_code == 200``)."""
+    if isinstance(op, ast.In) and isinstance(left, ast.Constant) and left.value in _FAILURE_FLAGS:
+        return True
+    if _last_name(left) not in _STATUS_FIELDS:
+        return None
+    if isinstance(op, (ast.NotEq, ast.NotIn, ast.Gt, ast.GtE)):
+        return True
+    if not isinstance(op, (ast.Eq, ast.In)):
+        return None
+    codes = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    numbers = [c.value for c in codes if isinstance(c, ast.Constant) and isinstance(c.value, int)]
+    failing = {n >= 400 for n in numbers}
+    if numbers and len(numbers) == len(codes) and len(failing) == 1:
+        return failing.pop()  # ``== 404`` tests a failure, ``== 200`` a success
+    return None
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _opening_text(value: ast.expr) -> str:
+    """The literal text a string expression starts with (``"Error: "`` of ``f"Error: {e}"``)."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    if isinstance(value, ast.JoinedStr) and value.values:
+        return _opening_text(value.values[0])  # type: ignore[arg-type]
+    if isinstance(value, ast.BinOp):
+        return _opening_text(value.left)
+    return ""
 
 
 def _is_text(value: ast.expr) -> bool:

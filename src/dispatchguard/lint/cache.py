@@ -95,6 +95,32 @@ class CacheEntry:
         return cls(stat, bool(data.get("parsed")), summary, error, FileResult.from_json(data.get("result")))
 
 
+def _words_of(data: dict[str, Any]) -> WordSet | None:
+    """The tool words a cache file records, or None when any part is not of the expected shape."""
+    words, joint, scoped = data.get("words"), data.get("joint"), data.get("scoped")
+    if not (
+        _strings(words)
+        and isinstance(joint, list)
+        and all(_strings(parts) for parts in joint)
+        and isinstance(scoped, list)
+        and all(_strings(pair) and len(pair) == 2 for pair in scoped)
+    ):
+        return None
+    return WordSet(words, (tuple(parts) for parts in joint), (tuple(pair) for pair in scoped))
+
+
+def _library_of(library: Any) -> dict[str, list]:
+    """The library summaries a cache file records (``path -> [mtime_ns, size, summary]``), those of
+    the expected shape."""
+    if not isinstance(library, dict):
+        return {}
+    return {
+        path: item
+        for path, item in library.items()
+        if isinstance(item, list) and len(item) == 3 and _summary_shape(item[2])
+    }
+
+
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -133,37 +159,29 @@ class ResultCache:
         A missing or unreadable file, another ``CACHE_VERSION`` or another environment stamp leaves
         the cache empty; entries of an unexpected shape are dropped one by one.
         """
-        try:
-            with open(self.file, "rb") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        data = self._read()
+        if data is None:
             return
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-            return
-        if data.get("environment") != self.environment:
-            return
-        if not isinstance(data.get("files"), dict):
-            return
-        words, joint, scoped = data.get("words"), data.get("joint"), data.get("scoped")
-        if (
-            _strings(words)
-            and isinstance(joint, list)
-            and all(_strings(parts) for parts in joint)
-            and isinstance(scoped, list)
-            and all(_strings(pair) and len(pair) == 2 for pair in scoped)
-        ):
-            self.words = WordSet(words, (tuple(parts) for parts in joint), (tuple(pair) for pair in scoped))
-        library = data.get("library")
-        if isinstance(library, dict):
-            self.library = {
-                path: item
-                for path, item in library.items()
-                if isinstance(item, list) and len(item) == 3 and _summary_shape(item[2])
-            }
+        self.words = _words_of(data)
+        self.library = _library_of(data.get("library"))
         for key, raw in data["files"].items():
             entry = CacheEntry.from_json(raw)
             if entry is not None:
                 self.entries[key] = entry
+
+    def _read(self) -> dict[str, Any] | None:
+        """The cache file's object, when it can be read and is of this ``CACHE_VERSION``, this
+        environment stamp, and has its table of files."""
+        try:
+            with open(self.file, "rb") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return None
+        if data.get("environment") != self.environment or not isinstance(data.get("files"), dict):
+            return None
+        return data
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry of the file at this absolute path, or None when the cache has none."""

@@ -46,6 +46,8 @@ STR_ATTRIBUTES = frozenset(dir(str))
 ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 STRING_ANNOTATIONS = frozenset({"str", "Any", "object", "typing.Any"})
 _MAX_DEPTH = 20
+#: How many containers and callees a raw value is followed through.
+_MAX_FLOW = 2
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class CallerSearch:
         self._parents: dict[tuple[str, int], dict[int, ast.AST]] = {}
         self._receivers: dict[tuple[str, int], str | None] = {}
         self._scope_names: dict[tuple[str, int], frozenset[str]] = {}
+        self._def_keys: dict[int, str] = {}  #: id of a callee's def -> the file that defines it
 
     def calls_tool_methods(self, method: str | None = None) -> bool:
         """Whether a file of the project calls a tool method directly (``x.run(``, ``x._run(``,
@@ -219,32 +222,52 @@ class CallerSearch:
                 classes = {self.facts.value_class(key, tree, value) for value in returned}
                 found = classes.pop() if len(classes) == 1 else None
             elif found is None and isinstance(receiver, ast.Name):
-                found = self._argument_class(tree, receiver)
+                found = self._argument_class(key, tree, receiver)
             self._receivers[slot] = found
         return self._receivers[slot]
 
-    def _argument_class(self, tree: ast.Module, receiver: ast.Name) -> str | None:
+    def _argument_class(self, key: str, tree: ast.Module, receiver: ast.Name) -> str | None:
         """The class of what the project's calls pass for a parameter of a top-level function
-        (``priority(DetailsTool(), t)`` for ``def priority(tool, t): tool.run(...)``), when the calls
-        that prove a class agree on one: a consumer reached through a parameter, in any module."""
+        (``priority(DetailsTool(), t)`` for ``def priority(tool, t): tool.run(...)``) or of a method
+        of a top-level class (``self.best(SearchTool(), q)``, ``Ranker().best(SearchTool(), q)``
+        for ``def best(self, tool, q)``), when the calls that prove a class agree on one: a
+        consumer reached through a parameter, in any module."""
         found = _parameter_of(enclosing(tree, receiver), receiver.id)
-        if found is None or found[0] not in tree.body:
+        if found is None:
             return None
         function, position = found
+        owner = next((s for s in tree.body if isinstance(s, ast.ClassDef) and function in s.body), None)
+        if owner is None and function not in tree.body:
+            return None
+        if owner is not None and not _is_static(function):
+            position -= 1  # the call's arguments start after ``self``
+        owner_qual = f"{self.facts.project.module_names[key][0]}.{owner.name}" if owner is not None else None
         classes = set()
-        for key, _ in self.facts.project.files.items():
-            if function.name.encode() not in self._words(key):
-                continue
-            other = self.facts.tree(key)
-            for call in self._calls_in(key).get(function.name, ()) if other is not None else ():
-                if not isinstance(call.func, ast.Name):
-                    continue
-                keyword = next((k.value for k in call.keywords if k.arg == receiver.id), None)
-                argument = keyword or (call.args[position] if position < len(call.args) else None)
-                if argument is not None and not isinstance(argument, ast.Starred):
-                    classes.add(self.facts.value_class(key, other, argument))
+        for other_key, _ in self.facts.project.files.items():
+            other = self.facts.tree(other_key) if function.name.encode() in self._words(other_key) else None
+            for call in self._calls_in(other_key).get(function.name, ()) if other is not None else ():
+                if owner is None or owner_qual is None:
+                    calls = isinstance(call.func, ast.Name)
+                else:
+                    calls = self._calls_method(other_key, other, call, owner, owner_qual)  # type: ignore[arg-type]
+                argument = _argument_at(call, receiver.id, position) if calls else None
+                if argument is not None:
+                    classes.add(self.facts.value_class(other_key, other, argument))  # type: ignore[arg-type]
         classes.discard(None)
         return classes.pop() if len(classes) == 1 else None
+
+    def _calls_method(self, key: str, tree: ast.Module, call: ast.Call, owner: ast.ClassDef, owner_qual: str) -> bool:
+        """Whether ``call`` calls a method of ``owner``: on ``self`` inside that class, or on a value
+        of the class (``Ranker().best(...)``, ``ranker.best(...)``)."""
+        if not isinstance(call.func, ast.Attribute):
+            return False
+        receiver = call.func.value
+        if _is_self(receiver):
+            return self.facts.project.module_names[key][0] + "." + owner.name == owner_qual and any(
+                s is owner for s in enclosing(tree, call)
+            )
+        found = self.facts.value_class(key, tree, receiver)
+        return found is not None and self.facts.canonical(found) == owner_qual
 
     def _parents_of(self, key: str, scope: ast.AST) -> dict[int, ast.AST]:
         """The parent of each node of ``scope`` (a function, or the module), built once per scope."""
@@ -276,6 +299,9 @@ class CallerSearch:
             node, parent = parent, parents.get(id(parent))
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            held = _container_name(targets[0]) if len(targets) == 1 else None
+            if held is not None:  # ``found[query] = tool.run(...)``
+                return self._element_use(key, scope_of(tree, parent), held, parents, 0)
             if len(targets) != 1 or not isinstance(targets[0], ast.Name):
                 return "unpacks it" if any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else None
             scope = scope_of(tree, parent)
@@ -291,15 +317,68 @@ class CallerSearch:
             return None
         return self._use_of(key, node, parents)
 
-    def _use_of(self, key: str, node: ast.AST, parents: dict[int, ast.AST]) -> str | None:
-        """The non-string use the expression ``node`` is put to by its parent, if any."""
+    def _use_of(self, key: str, node: ast.AST, parents: dict[int, ast.AST], depth: int = 0) -> str | None:
+        """The non-string use the expression ``node`` is put to by its parent, if any: an operator,
+        a container it is kept in and whose element is read so (``found.append(r)`` then
+        ``found[0]["title"]``), a parameter annotated other than ``str``, or one the callee reads so."""
         parent = parents.get(id(node))
         how = _operator_use(node, parent)
-        if how is not None or not isinstance(parent, ast.Call) or node is parent.func:
+        if how is not None:
             return how
+        held = _held_in(node, parent, parents)
+        tree = self.facts.tree(key)
+        if held is not None and tree is not None and depth <= _MAX_FLOW:
+            return self._element_use(key, scope_of(tree, node), held, parents, depth + 1)
+        if not isinstance(parent, ast.Call) or node is parent.func:
+            return None
         if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("extend", "update"):
             return f"passes it to `.{parent.func.attr}(...)`"
-        return self._annotated_parameter(key, self.facts.tree(key), parent, node)  # type: ignore[arg-type]
+        return self._parameter_use(key, tree, parent, node, depth, element=False)  # type: ignore[arg-type]
+
+    def _element_use(self, key: str, scope: ast.AST, name: str, parents: dict[int, ast.AST], depth: int) -> str | None:
+        """How ``scope`` uses an element of the container ``name`` as a non-string: an element read
+        with an operator (``found[0]["title"]``), a loop over it (``for r in found: r["title"]``),
+        or the container handed to a callee that does so."""
+        for use in ast.walk(scope):
+            if not (isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load)):
+                continue
+            parent = parents.get(id(use))
+            how = None
+            if isinstance(parent, ast.Subscript) and parent.value is use:
+                how = _operator_use(parent, parents.get(id(parent)))
+            elif isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is use:
+                how = _loop_use(parent, parents)
+            elif isinstance(parent, ast.Call) and use is not parent.func and depth <= _MAX_FLOW:
+                tree = self.facts.tree(key)
+                how = self._parameter_use(key, tree, parent, use, depth, element=True) if tree is not None else None
+                if how is not None:
+                    return f"keeps it in `{name}` and {how}"
+            if how is not None:
+                return f"keeps it in `{name}`, then {how}"
+        return None
+
+    def _parameter_use(
+        self, key: str, tree: ast.Module, call: ast.Call, argument: ast.AST, depth: int, *, element: bool
+    ) -> str | None:
+        """The use a project callee makes of ``argument``: its parameter's annotation when it is
+        not ``str``, else (unannotated) how its body uses the parameter (or, ``element``, the
+        parameter's elements) as a non-string."""
+        if not element:
+            annotated = self._annotated_parameter(key, tree, call, argument)
+            if annotated is not None:
+                return annotated
+        target = self._callee_def(key, tree, call.func)
+        param = _parameter_for(target, call, argument) if target is not None else None
+        if param is None or param.annotation is not None:
+            return None
+        defining = self._def_keys.get(id(target), key)
+        scope_parents = self._parents_of(defining, target)  # type: ignore[arg-type]
+        if element:
+            how = self._element_use(defining, target, param.arg, scope_parents, depth + 1)  # type: ignore[arg-type]
+        else:
+            how = next((h for n in own_nodes(target) if isinstance(n, ast.Name) and n.id == param.arg  # type: ignore[arg-type]
+                        and (h := _operator_use(n, scope_parents.get(id(n)))) is not None), None)  # fmt: skip
+        return None if how is None else f"passes it to `{target.name}({param.arg})`, which {how}"  # type: ignore[union-attr]
 
     def _annotated_parameter(self, key: str, tree: ast.Module, call: ast.Call, argument: ast.AST) -> str | None:
         """``add_resources(result)`` or ``self.add_resources(result)`` where the project function's
@@ -307,14 +386,7 @@ class CallerSearch:
         target = self._callee_def(key, tree, call.func)
         if target is None:
             return None
-        on_self = isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
-        params = [*target.args.posonlyargs, *target.args.args][1 if on_self else 0 :]
-        if argument in call.args:
-            index = call.args.index(argument)  # type: ignore[arg-type]
-            param = params[index] if index < len(params) else None
-        else:
-            names = [k.arg for k in call.keywords if k.value is argument]
-            param = next((p for p in (*params, *target.args.kwonlyargs) if names and p.arg == names[0]), None)
+        param = _parameter_for(target, call, argument)
         if param is None or param.annotation is None:
             return None
         annotation = ast.unparse(param.annotation)
@@ -335,7 +407,10 @@ class CallerSearch:
         module, _, name = self.facts.canonical(qual).rpartition(".")
         defining = self.facts.module_key(module)
         found = self.facts.tree(defining) if defining else None
-        return top_function(found, name) if found is not None else None
+        function = top_function(found, name) if found is not None else None
+        if function is not None:
+            self._def_keys[id(function)] = defining  # type: ignore[assignment]
+        return function
 
     def _method(self, class_qual: str, name: str, depth: int = 0) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         module, _, class_name = self.facts.canonical(class_qual).rpartition(".")
@@ -347,12 +422,79 @@ class CallerSearch:
         if cls is None or depth > _MAX_DEPTH:
             return None
         found = top_function(cls, name)
+        if found is not None:
+            self._def_keys[id(found)] = key  # type: ignore[assignment]
         info = self.facts.info(key) if found is None else None  # type: ignore[arg-type]
         for base in cls.bases if info is not None else ():
             spelled = dotted(base)
             base_qual = self.facts.resolver.local_qual(info, spelled) if spelled else None
             found = found or (self._method(base_qual, name, depth + 1) if base_qual else None)
         return found
+
+
+def _parameter_for(target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, argument: ast.AST) -> ast.arg | None:
+    """The parameter of ``target`` that ``argument`` of ``call`` fills (``self`` skipped for a
+    call on ``self``)."""
+    on_self = isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
+    params = [*target.args.posonlyargs, *target.args.args][1 if on_self else 0 :]
+    if argument in call.args:
+        index = call.args.index(argument)  # type: ignore[arg-type]
+        return params[index] if index < len(params) else None
+    names = [k.arg for k in call.keywords if k.value is argument]
+    return next((p for p in (*params, *target.args.kwonlyargs) if names and p.arg == names[0]), None)
+
+
+def _argument_at(call: ast.Call, name: str, position: int) -> ast.expr | None:
+    """What ``call`` passes for the parameter ``name`` at ``position`` (by keyword or position)."""
+    keyword = next((k.value for k in call.keywords if k.arg == name), None)
+    argument = keyword or (call.args[position] if 0 <= position < len(call.args) else None)
+    return None if isinstance(argument, ast.Starred) else argument
+
+
+def _held_in(node: ast.AST, parent: ast.AST | None, parents: dict[int, ast.AST]) -> str | None:
+    """The local container a value is put in: ``found.append(v)`` (``insert``, ``add``,
+    ``appendleft``), ``found = [v, ...]`` (a tuple, a set, a dict's value), ``found[k] = v``."""
+    if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Attribute):
+        if parent.func.attr in ("append", "insert", "add", "appendleft") and isinstance(parent.func.value, ast.Name):
+            return parent.func.value.id
+        return None
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set)) or (isinstance(parent, ast.Dict) and node in parent.values):
+        made = parents.get(id(parent))
+        if isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name):
+            return made.targets[0].id
+        if isinstance(made, ast.AnnAssign) and isinstance(made.target, ast.Name):
+            return made.target.id
+    return None
+
+
+def _container_name(target: ast.expr) -> str | None:
+    """``found`` of an assignment target ``found[k]``."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return target.value.id
+    return None
+
+
+def _loop_use(loop: ast.For | ast.AsyncFor | ast.comprehension, parents: dict[int, ast.AST]) -> str | None:
+    """The non-string use the body of a loop over a container makes of its element."""
+    if not isinstance(loop.target, ast.Name):
+        return None
+    element = loop.target.id
+    if isinstance(loop, ast.comprehension):
+        around = parents.get(id(loop))
+        body: list[ast.AST] = [around] if around is not None else []
+    else:
+        body = list(loop.body)
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == element and isinstance(node.ctx, ast.Load):
+                how = _operator_use(node, parents.get(id(node)))
+                if how is not None:
+                    return f"{how} (each element)"
+    return None
+
+
+def _is_static(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(dotted(d) == "staticmethod" for d in function.decorator_list)
 
 
 def _is_self(node: ast.expr) -> bool:

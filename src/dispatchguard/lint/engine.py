@@ -7,8 +7,11 @@
    else is parsed, but the modules a walk asks about (imports followed outward).
 3. **Walks.** A file to report on is walked as soon as it is parsed (each file is parsed at most
    once per run), with what the project knows at that moment; the kinds it looked up are
-   recorded. Once the words are complete, a walk whose lookups still hold is final (nearly all
-   are); the others are walked again.
+   recorded. The project parses wherever a question reaches a module first and keeps the trees
+   of the files to report on; after each step that may parse, the engine takes them
+   (:meth:`Project.take_parsed`) and walks them (:meth:`_CheckRun.walk_parsed`). Once the words
+   are complete, a walk whose lookups still hold is final (nearly all are); the others are walked
+   again.
 4. **The rest** of the files to report on: the gate skips those that name no tool word and no
    ``._run``; those that do are parsed and walked. A skipped file is still held to being readable
    and decodable (DG001), and its ``# noqa: DGxxx`` comments are unused (DG002), but it is never
@@ -41,6 +44,7 @@ from dispatchguard.lint.project import (
     DOTS_IMPORT,
     STAR_IMPORT,
     Loaded,
+    ParsedFile,
     Project,
     WordSet,
     calls_private_run,
@@ -192,7 +196,9 @@ class _CheckRun:
             targets = [key for key in targets if key not in self.unchecked]
         self.targets = targets
         self.target_set = set(targets)
-        self.project = project = Project(config, files)
+        # the trees of the files to report on, parsed wherever a question reaches them, wait for
+        # the engine to walk them (walk_parsed)
+        self.project = project = Project(config, files, keep_trees=self.target_set)
         self.use_cache = use_cache
         directory = Path(cache_dir) if cache_dir else project.root / CACHE_DIRNAME
         self.cache = ResultCache(directory, config.fingerprint(), project.environment_stamp())
@@ -207,12 +213,8 @@ class _CheckRun:
         #: has a relative import of dots only
         self.stems_named: dict[str, frozenset[bytes] | None] = {}
         self.results: dict[str, FileResult] = {}
-        self.unscanned: dict[str, bytes] = {}
-        self.queue: list[tuple[str, bytes, ast.Module]] = []
-        self.walking = False
         self.progress = progress
         self.done = 0
-        project.on_parse = self.parsed
 
     # ---------------------------------------------------------------- the run
 
@@ -299,47 +301,71 @@ class _CheckRun:
     def scan(self, words: WordSet, previous: WordSet | None) -> Iterator[tuple[str, bytes | None]]:
         """The files not loaded yet that name one of ``words`` (see :meth:`Project.close_words`)."""
         project = self.project
-        cached_words = self.cache.words if self.use_cache else None
         new = words if previous is None else words - previous
-        candidates = project.candidates or ()
         # the first round also notes which module stems each file names: a later round skips,
         # unread, the scoped words of the modules a file does not name
         first_round = new.vocabulary | project.module_stems if previous is None else None
         unscoped: dict[WordSet, WordSet] = {}  # a round's words without the scoped ones
         for key in project.files:
-            if key in project.infos:
-                if key not in candidates and self.names_loaded(key, words):
-                    yield key, None  # loaded by a walk's question: a candidate once it names a word
-                continue
-            if key in project.known:  # parsed before: a candidate as it stands
-                if previous is None:
+            if key in project.infos or key in project.known:
+                if self.loaded_candidate(key, words, previous):
                     yield key, None
                 continue
-            entry = self.cache.get(key) if self.use_cache else None
-            look_for = new
-            if entry is not None and entry.stat == self.stats[key] and cached_words is not None:
-                # it named none of the cached words: only the words not among them can be in it
-                look_for = new - cached_words
-                if not look_for:
-                    continue
-            if first_round is None and self.names_no_module_of(key, look_for):
-                if not (look_for.words or look_for.joint):
-                    continue  # only scoped words are new, and it names none of their modules: unread
-                look_for = unscoped.setdefault(look_for, WordSet(look_for.words, look_for.joint))
+            look_for = self.words_to_look_for(key, new, unscoped if first_round is None else None)
+            if look_for is None:
+                continue
             data, _ = self.read(key)
             if data is None:
                 continue
             if first_round is not None and look_for is new:
-                hits = first_round.intersection(names_in(data))
-                found = new.named_among(hits, data) or STAR_IMPORT in data
-                if not found:  # None: a relative import of dots only may reach any scoped word
-                    self.stems_named[key] = None if DOTS_IMPORT.search(data) else hits & project.module_stems
+                found = self.first_look(key, data, new, first_round)
             else:
                 found = look_for.named_in(data) or (previous is None and STAR_IMPORT in data)
             if found:
                 yield key, data
             elif key not in self.quick:
                 self.quick[key] = (calls_private_run(data), readable_source(data), may_name_noqa_codes(data))
+
+    def loaded_candidate(self, key: str, words: WordSet, previous: WordSet | None) -> bool:
+        """Whether a file loaded already is a candidate of this round: one a walk's question loaded
+        (it was no candidate then) once it names a word; one parsed before (known from the cache),
+        as it stands, in the first round."""
+        project = self.project
+        if key in project.infos:
+            return key not in (project.candidates or ()) and self.names_loaded(key, words)
+        return previous is None
+
+    def words_to_look_for(
+        self, key: str, new: WordSet, unscoped: dict[WordSet, WordSet] | None
+    ) -> WordSet | None:
+        """The new words a file not loaded yet may name (None: none, it need not be read): those
+        not among the cached words when it named none of them, and in a later round (``unscoped``
+        given, the memo of a round's words without the scoped ones) not the scoped words of modules
+        it does not name."""
+        look_for = new
+        cached_words = self.cache.words if self.use_cache else None
+        if cached_words is not None:
+            entry = self.cache.get(key)
+            if entry is not None and entry.stat == self.stats[key]:
+                # it named none of the cached words: only the words not among them can be in it
+                look_for = new - cached_words
+                if not look_for:
+                    return None
+        if unscoped is not None and self.names_no_module_of(key, look_for):
+            if not (look_for.words or look_for.joint):
+                return None  # only scoped words are new, and it names none of their modules: unread
+            look_for = unscoped.setdefault(look_for, WordSet(look_for.words, look_for.joint))
+        return look_for
+
+    def first_look(self, key: str, data: bytes, new: WordSet, first_round: frozenset[bytes]) -> bool:
+        """Whether a file names one of the first round's words (or star-imports); when it does not,
+        note the project's module stems it names (None: it has a relative import of dots only,
+        which may reach any scoped word)."""
+        hits = first_round.intersection(names_in(data))
+        if new.named_among(hits, data) or STAR_IMPORT in data:
+            return True
+        self.stems_named[key] = None if DOTS_IMPORT.search(data) else hits & self.project.module_stems
+        return False
 
     def names_no_module_of(self, key: str, words: WordSet) -> bool:
         """Whether a file scanned in the first round names no module of the scoped ``words`` (so it
@@ -369,9 +395,16 @@ class _CheckRun:
     # ---------------------------------------------------------------- parallel rounds
 
     def load_round(self, found: list[tuple[str, bytes | None]]) -> None:
-        """Load a round's candidates, sharing them out among ``jobs`` processes when the round is
-        large: each process parses and walks its share with what it knows (its own share), and
-        the parent takes in the summaries and results. The walks are revalidated like any other
+        """Load a round's candidates one after the other, each followed by the walks of what it
+        parsed (:meth:`load_candidate`); a large round is first shared out (:meth:`share_round`)."""
+        self.share_round(found)
+        for key, data in found:
+            self.load_candidate(key, data)
+
+    def share_round(self, found: list[tuple[str, bytes | None]]) -> None:
+        """Share a round's candidates out among ``jobs`` processes when the round is large: each
+        process parses and walks its share with what it knows (its own share), and the parent
+        takes in the summaries and results. The walks are revalidated like any other
         (:meth:`finish_target`), so what a process could not know costs a walk, never a finding."""
         size = sum(len(data) for _, data in found if data is not None)
         context = _fork_context() if self.jobs > 1 and size >= PARALLEL_BYTES else None
@@ -404,52 +437,62 @@ class _CheckRun:
         project.candidates = set(project.infos) | {key for key, _ in share}
         try:
             for key, data in share:
-                project.load(key, data)
+                self.load_candidate(key, data)
         finally:
             project.candidates = everyone
 
     # ---------------------------------------------------------------- walks
 
-    def parsed(self, key: str, data: bytes, tree: ast.Module) -> None:
-        """A file was parsed: walk it now if it is to be reported on (after the walk under way),
-        unless a walk's question loaded it and it is no candidate (its walk would not hold, see
-        :meth:`walk_holds`; should it name a later round's word, it is walked then)."""
-        if key not in self.target_set or key in self.results:
-            return
-        candidates = self.project.candidates
-        if candidates is not None and key not in candidates and not calls_private_run(data):
-            return
-        self.walk(key, data, tree)
+    def load_candidate(self, key: str, data: bytes | None) -> None:
+        """Load a candidate of a round (parsing it unless it is known), then walk what that parsed."""
+        self.project.load(key, data)
+        self.walk_parsed()
 
     def walk(self, key: str, data: bytes, tree: ast.Module) -> None:
-        """Walk a file to report on; one that a walk's question loads meanwhile waits for that walk to
-        end: walked in the middle of a question, it would see the modules under way half-known."""
-        self.queue.append((key, data, tree))
-        if self.walking:
-            return
-        self.walking = True
-        try:
-            while self.queue:
-                key, data, tree = self.queue.pop()
-                if key not in self.results:
-                    self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
-        finally:
-            self.walking = False
+        """Walk a file to report on, then the files to report on that its questions parsed."""
+        self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
+        self.walk_parsed()
+
+    def walk_parsed(self) -> None:
+        """Walk the files to report on that the last step parsed (:meth:`Project.take_parsed`), and
+        those that their walks parse in turn: each after the walk (or lookup) whose question parsed
+        it, never in its middle, where it would see the modules under way half-known."""
+        queue = self.to_walk(self.project.take_parsed())
+        while queue:  # each file is parsed once: it is never in the queue twice
+            key, data, tree = queue.pop()
+            self.results[key] = check_tree(self.project, self.project.files[key], data, tree)
+            queue.extend(self.to_walk(self.project.take_parsed()))
+
+    def to_walk(self, parsed: list[ParsedFile]) -> list[ParsedFile]:
+        """Of files to report on just parsed, those to walk now: not walked yet, and a candidate
+        (or calling ``._run``) when a walk's question loaded it outside the candidates: its walk
+        would not hold (see :meth:`walk_holds`); should it name a later round's word, it is walked
+        then."""
+        candidates = self.project.candidates
+        return [
+            item
+            for item in parsed
+            if item[0] not in self.results
+            and (candidates is None or item[0] in candidates or calls_private_run(item[1]))
+        ]
 
     def finish_target(self, key: str, words: WordSet) -> None:
-        """The final result of a file to report on: a walk made during the rounds whose lookups
-        still hold, a cached result that still holds, or a new one."""
+        """Record the final result of a file to report on (:meth:`final_result`), then walk the
+        files to report on that its lookups parsed."""
+        self.results[key] = self.final_result(key, words)
+        self.walk_parsed()
+
+    def final_result(self, key: str, words: WordSet) -> FileResult:
+        """A walk made during the rounds whose lookups still hold, a cached result that still
+        holds, or a new one."""
         result = self.results.get(key)
-        if result is not None and not result.gated:
-            if self.walk_holds(key, result):
-                return
-            del self.results[key]
+        if result is not None and not result.gated and self.walk_holds(key, result):
+            return result
         entry = self.cache.get(key) if self.use_cache else None
         if entry is not None and entry.stat == self.stats.get(key) and entry.result is not None:
             if self.cached_valid(key, entry.result, words):
-                self.results[key] = entry.result
-                return
-        self.results[key] = self.new_result(key, words)
+                return entry.result
+        return self.new_result(key, words)
 
     def walk_holds(self, key: str, result: FileResult) -> bool:
         project = self.project

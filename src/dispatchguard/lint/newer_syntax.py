@@ -1,7 +1,9 @@
-"""Files written for a newer Python than the one running the checker (PEP 695 under 3.11).
+"""Files written for a newer Python than the one running the checker (PEP 695 and 701 under 3.11).
 
-``type Alias = ...`` statements and the type parameter lists of ``def f[T](...)`` and
-``class C[T](...)`` (Python 3.12) are the newer syntax that real tool projects use. When the
+F-strings in Python 3.12 syntax (PEP 701: quotes reused inside a replacement field, and so on) are
+read by :mod:`dispatchguard.lint.fstrings`. ``type Alias = ...`` statements and the type parameter
+lists of ``def f[T](...)`` and ``class C[T](...)`` (Python 3.12) are the other newer syntax that real
+tool projects use. When the
 running interpreter cannot parse a file, :func:`parse_newer_syntax` rewrites exactly those
 constructs into 3.11 syntax of the same length (``type Tools = list[Tool]`` becomes
 ``Tools      = list[Tool]``; a parameter list becomes spaces), so every line and the column of
@@ -17,20 +19,46 @@ import io
 import sys
 import tokenize
 
+from dispatchguard.lint.fstrings import FStringSyntaxError, replace_fstrings
+
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _LINE_STARTS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING})
 
 
 def parse_newer_syntax(data: bytes) -> ast.Module | None:
-    """The tree of ``data`` with PEP 695 constructs rewritten (see the module docstring), or None
-    when the interpreter already has that syntax, the file has none of it, or it still fails."""
-    if sys.version_info >= (3, 12) or (b"type" not in data and b"[" not in data):
+    """The tree of ``data`` with PEP 701 f-strings and PEP 695 constructs read as Python 3.12 reads
+    them (see the module docstring), or None when the interpreter already has that syntax, the file
+    has none of it, or it still fails."""
+    if sys.version_info >= (3, 12):
         return None
     try:
         text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    placeholders = None
+    if "f'" in text or 'f"' in text or "F'" in text or 'F"' in text:
+        try:
+            text, placeholders = replace_fstrings(text)
+        except FStringSyntaxError:
+            return None
+    rewritten = _without_type_parameters(text)
+    if rewritten is None and placeholders is None:
+        return None
+    try:
+        tree = ast.parse(rewritten if rewritten is not None else text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return placeholders.graft(tree) if placeholders is not None else tree  # type: ignore[return-value]
+
+
+def _without_type_parameters(text: str) -> str | None:
+    """``text`` with its PEP 695 constructs rewritten at the same length, or None when it has none."""
+    if "type" not in text and "[" not in text:
+        return None
+    try:
         lines = text.splitlines(keepends=True)
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (UnicodeDecodeError, tokenize.TokenError, SyntaxError, IndentationError):
+    except (tokenize.TokenError, SyntaxError, IndentationError):
         return None
     edits: list[tuple[int, int, int, str]] = []  # (row, start col, end col, replacement)
     for i, tok in enumerate(tokens):
@@ -49,10 +77,7 @@ def parse_newer_syntax(data: bytes) -> ast.Module | None:
     for row, start, end, replacement in reversed(edits):
         line = lines[row - 1]
         lines[row - 1] = line[:start] + replacement + line[end:]
-    try:
-        return ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
-        return None
+    return "".join(lines)
 
 
 def _type_alias(tokens: list[tokenize.TokenInfo], i: int) -> tuple[int, int, int, str] | None:

@@ -74,6 +74,19 @@ class Cell:
         """The character offset in the cell's text of a column of one of its lines."""
         return sum(len(line) for line in self.lines[:index]) + column
 
+    def edited(self, changes: list[tuple[int, int, str]]) -> list[str]:
+        """The cell's lines with ``changes`` made (each ``(start, end, text)`` of its text, in
+        order); without a final newline when the cell had none."""
+        text, cut, out = "".join(self.lines), 0, []
+        for begin, stop, new in changes:
+            out += [text[cut:begin], new]
+            cut = stop
+        out.append(text[cut:])
+        new_lines = _split("".join(out))
+        if new_lines and not self.ends_with_newline and new_lines[-1].endswith("\n"):
+            new_lines[-1] = new_lines[-1][:-1]
+        return new_lines
+
 
 @dataclass
 class Notebook:
@@ -123,6 +136,13 @@ class Notebook:
         ``source`` values of the cells that changed are rewritten; everything else keeps its bytes.
         An insertion at a cell's start goes into that cell. Raises :class:`NotebookError` when an
         edit spans two cells or touches an IPython line (a magic, a shell escape)."""
+        by_cell = self._cell_edits(edits)
+        replacements = {cell.number: cell.edited(by_cell[cell.number]) for cell in self.cells if cell.number in by_cell}
+        return _replace_sources(self.text, replacements) if replacements else self.text
+
+    def _cell_edits(self, edits: Iterable[tuple[int, int, str]]) -> dict[int, list[tuple[int, int, str]]]:
+        """The edits of the virtual source, in order, as ``(start, end, text)`` of the text of the
+        cell each falls in, by cell number; :class:`NotebookError` for an edit no cell can take."""
         lines = _split(self.source)
         starts = [0]
         for line in lines[:-1]:
@@ -134,31 +154,11 @@ class Notebook:
                 raise NotebookError("the notebook has no code cell")
             cell, first = self._locate(owner, starts, lines, start)
             last_cell, last = self._locate(owner, starts, lines, max(start, end - 1))
-            if last_cell is not cell:
-                raise NotebookError("a fix spans two cells")
-            if not cell.python:
-                raise NotebookError(f"a fix would edit cell {cell.number}, which is not Python")
-            touched = range(first[0], last[0] + 1)
-            if any(i in cell.blanked for i in touched) and (end > start or first[1] > 0):
-                raise NotebookError("a fix touches an IPython line (a magic or a shell escape)")
+            _check_edit(cell, last_cell, range(first[0], last[0] + 1), end > start or first[1] > 0)
             begin = cell.offset(first[0], first[1])
             stop = begin if end == start else cell.offset(last[0], last[1] + 1)
             by_cell.setdefault(cell.number, []).append((begin, stop, text))
-        replacements = {}
-        for cell in self.cells:
-            changes = by_cell.get(cell.number)
-            if not changes:
-                continue
-            text, cut, out = "".join(cell.lines), 0, []
-            for begin, stop, new in changes:
-                out += [text[cut:begin], new]
-                cut = stop
-            out.append(text[cut:])
-            new_lines = _split("".join(out))
-            if new_lines and not cell.ends_with_newline and new_lines[-1].endswith("\n"):
-                new_lines[-1] = new_lines[-1][:-1]
-            replacements[cell.number] = new_lines
-        return _replace_sources(self.text, replacements) if replacements else self.text
+        return by_cell
 
     @staticmethod
     def _locate(
@@ -172,6 +172,18 @@ class Notebook:
             return cell, (index, len(lines[at]))
         cell, index = owner[at]
         return cell, (index, column)
+
+
+def _check_edit(cell: Cell, last_cell: Cell, touched: range, changes_text: bool) -> None:
+    """Raise :class:`NotebookError` unless an edit from ``cell`` to ``last_cell`` stays in one Python
+    cell and, when it changes text (anything but an insertion at a line's start), keeps off the
+    IPython lines among the ``touched`` ones."""
+    if last_cell is not cell:
+        raise NotebookError("a fix spans two cells")
+    if not cell.python:
+        raise NotebookError(f"a fix would edit cell {cell.number}, which is not Python")
+    if changes_text and any(i in cell.blanked for i in touched):
+        raise NotebookError("a fix touches an IPython line (a magic or a shell escape)")
 
 
 def _split(text: str) -> list[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,8 @@ SCRIPT_NAMES = frozenset({"main.py", "app.py", "run.py", "cli.py", "server.py", 
 
 #: What the project knows of a file it loaded: its summary, or why it cannot be checked.
 Loaded = tuple[dict[str, Any] | None, list[Any] | None]  # (summary, error [line, col, reason])
+#: A file parsed in this run: (key, bytes, tree).
+ParsedFile = tuple[str, bytes, ast.Module]
 
 
 class WordSet:
@@ -128,29 +130,20 @@ class WordSet:
 class Project:
     """The files of a project, its modules (loaded on demand) and the resolver built on them."""
 
-    def __init__(self, config: LintConfig, files: Iterable[SourceFile]) -> None:
+    def __init__(
+        self, config: LintConfig, files: Iterable[SourceFile], *, keep_trees: Iterable[str] = ()
+    ) -> None:
+        """``keep_trees``: the keys of the files whose trees a parse keeps for :meth:`take_parsed`
+        (the engine's files to report on); the tree of any other file is dropped once summarised."""
         self.config = config
         self.root = Path(config.root).absolute()
         self.files: dict[str, SourceFile] = {f.key: f for f in files}
-        self.package_dirs = frozenset(
-            rel[: -len("/__init__.py")] if "/" in rel else ""
-            for rel in (f.relpath for f in self.files.values())
-            if rel.endswith("/__init__.py") or rel == "__init__.py"
-        )
-        self.script_dirs = frozenset(
-            rel.rpartition("/")[0]
-            for rel in (f.relpath for f in self.files.values())
-            if "/" in rel and not rel.startswith("/")
-            and (rel.rpartition("/")[2] in SCRIPT_NAMES or rel.endswith(".ipynb"))  # Jupyter runs in its folder
-        )
+        relpaths = [f.relpath for f in self.files.values()]
+        self.package_dirs = package_dirs(relpaths)
+        self.script_dirs = script_dirs(relpaths)
         self.module_names: dict[str, tuple[str, tuple[str, ...], bool]] = {}
         self.owners: dict[str, str] = {}  # module name -> key of the file that owns it
-        aliased: dict[str, str] = {}
-        for key, file in self.files.items():
-            self._name(key, file, aliased)
-        for alias, key in aliased.items():
-            self.owners.setdefault(alias, key)  # a primary name wins over an alias
-        self._own_primary_names(list(self.files))
+        self._name_files(list(self.files))
         self.environment, self.environment_reason = find_environment(self.root, config.python)
         if self.environment is not None:
             self.environment.forget_modules()  # a new project: library files are stat'ed again when read
@@ -158,17 +151,33 @@ class Project:
         self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
-        self.on_parse: Callable[[str, bytes, ast.Module], None] | None = None
+        self.keep_trees = frozenset(keep_trees)
+        self.fresh: list[ParsedFile] = []  # parsed files of keep_trees, until take_parsed
         self.parsed = 0  # files parsed in this process
         self.walked = 0  # files walked by the rules in this process
-        self.seeds = seed_words(config, self.owners)
+        self.seeds = self._seed_words()
         self.top_names = frozenset(name.partition(".")[0] for name in self.owners)
         #: the last part of every module name: what a scoped word's module is named by
         self.module_stems = frozenset(name.rpartition(".")[2].encode() for name in self.owners)
-        if self.environment is not None:
-            # a file that imports an installed tool library may name its tools: it is a candidate
-            outside = {p for p in self.environment.word_packages if p not in self.owners}
-            self.seeds = WordSet(self.seeds.words | outside, self.seeds.joint)
+
+    def _seed_words(self) -> WordSet:
+        """The configuration's seed words, and the installed tool libraries' top-level names: a
+        file that imports one may name its tools, so it is a candidate."""
+        seeds = seed_words(self.config, self.owners)
+        if self.environment is None:
+            return seeds
+        outside = {p for p in self.environment.word_packages if p not in self.owners}
+        return WordSet(seeds.words | outside, seeds.joint)
+
+    def _name_files(self, keys: list[str]) -> None:
+        """Give the files their module names: primary names first, then the aliases no file owns
+        as its primary name (a primary name wins over an alias)."""
+        aliased: dict[str, str] = {}
+        for key in keys:
+            self._name(key, self.files[key], aliased)
+        for alias, key in aliased.items():
+            self.owners.setdefault(alias, key)
+        self._own_primary_names(keys)
 
     def _name(self, key: str, file: SourceFile, aliased: dict[str, str]) -> None:
         if file.relpath.startswith("/"):
@@ -225,12 +234,8 @@ class Project:
     def register(self, file: SourceFile) -> None:
         """A file checked outside the project's file list (an editor's new buffer, stdin, an
         excluded path): its module takes the names no other file owns."""
-        aliased: dict[str, str] = {}
         self.files[file.key] = file
-        self._name(file.key, file, aliased)
-        for alias, key in aliased.items():
-            self.owners.setdefault(alias, key)
-        self._own_primary_names([file.key])
+        self._name_files([file.key])
         self.resolver.forget()
 
     def _own_primary_names(self, keys: list[str]) -> None:
@@ -272,7 +277,8 @@ class Project:
         return self.add(key, summary)
 
     def parse(self, key: str, data: bytes | None = None) -> Loaded:
-        """Read and parse a file (once per run: the tree goes to ``on_parse``, then is dropped)."""
+        """Read and parse a file (once per run); the tree of a file of ``keep_trees`` is kept for
+        :meth:`take_parsed`, any other is dropped once summarised."""
         if data is None:
             try:
                 data = virtual_bytes(self.files[key].path)
@@ -284,9 +290,22 @@ class Project:
         self.parsed += 1
         loaded = (summarise(tree) if tree is not None else None, error)
         self.known[key] = loaded
-        if tree is not None and self.on_parse is not None:
-            self.on_parse(key, data, tree)
+        if tree is not None and key in self.keep_trees:
+            self.fresh.append((key, data, tree))
         return loaded
+
+    def take_parsed(self) -> list[ParsedFile]:
+        """The files of ``keep_trees`` parsed since the last call, in the order parsed, with their
+        bytes and trees; the project keeps them no longer. Parsing happens wherever a question
+        reaches a module not loaded yet (a walk's, a lookup's): the caller takes the trees after
+        each step that may ask one."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def load_all(self, found: Iterable[tuple[str, bytes | None]]) -> None:
+        """Load files one after the other, each ``(key, data)`` from its bytes when given."""
+        for key, data in found:
+            self.load(key, data)
 
     def add(self, key: str, summary: dict[str, Any]) -> ModuleInfo:
         """Make ``summary`` the loaded module of file ``key`` and return it; the resolver's memo is dropped."""
@@ -310,29 +329,37 @@ class Project:
             else:
                 words.add(name)
 
-        kind = self.resolver.kind
-        inside = self.top_names
         for key, info in list(self.infos.items()):
-            prefix = f"{info.name}." if info.name else ""
             stem = info.name.rpartition(".")[2] if key in self.files and info.name else ""
-            for name, descs in info.defs.items():
-                # undecorated functions and classes without bases (but tool bases) are never tool-related
-                if name not in words and (
-                    any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class"))
-                    or any(d[0] not in ("def", "class") for d in descs)
-                ):
-                    if kind(prefix + name) in TOOL_KINDS:
-                        keep(name, stem)
-            for name, members in info.members.items():  # a class whose body binds tools
-                if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
-                    keep(name, stem)
-            for name, target in info.imports.items():
-                if name not in words and kind(prefix + name) in TOOL_KINDS:
-                    # an installed library's tool is imported by its own name from anywhere
-                    inside_target = target.startswith(".") or target.partition(".")[0] in inside
-                    keep(name, stem if inside_target else "")
+            # each name is looked up only while it is no word yet: the generators see ``words`` grow
+            for name in self._tool_bindings(info, words):
+                keep(name, stem)
+            for name, inside_target in self._tool_imports(info, words):
+                # an installed library's tool is imported by its own name from anywhere
+                keep(name, stem if inside_target else "")
         self._star_exports(scoped, keep)
         return WordSet(words, self.seeds.joint, scoped)
+
+    def _tool_bindings(self, info: ModuleInfo, words: set[str]) -> Iterator[str]:
+        """The names of ``info``'s definitions and classes that are tool-related (a class is when
+        its body binds tools), but those in ``words``."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for name, descs in info.defs.items():
+            if name not in words and _may_be_tool_related(descs) and kind(prefix + name) in TOOL_KINDS:
+                yield name
+        for name, members in info.members.items():
+            if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
+                yield name
+
+    def _tool_imports(self, info: ModuleInfo, words: set[str]) -> Iterator[tuple[str, bool]]:
+        """The names ``info`` imports that are tool-related, but those in ``words``, each with
+        whether it comes from the project (a relative import, or one of its top-level names)."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for name, target in info.imports.items():
+            if name not in words and kind(prefix + name) in TOOL_KINDS:
+                yield name, target.startswith(".") or target.partition(".")[0] in self.top_names
 
     def _star_exports(self, scoped: set[tuple[str, str]], keep: Callable[[str, str], None]) -> None:
         """A module re-exports the names of the modules it star-imports (``from .orders import *``
@@ -368,18 +395,16 @@ class Project:
 
         ``scan(words, previous)`` yields ``(key, data)`` for the files not loaded yet that name one of
         ``words`` (only those not in ``previous`` need looking for), with their bytes when read;
-        ``load`` loads a round's candidates (by default one after the other).
+        ``load`` loads a round's candidates, all of them (by default one after the other).
         """
+        load = load or self.load_all
         self.candidates = set(self.infos)
         previous: WordSet | None = None
         words = self.seeds
         while True:
             found = list(scan(words, previous))
             self.candidates.update(key for key, _ in found)
-            if load is not None:
-                load(found)
-            for key, data in found:
-                self.load(key, data)
+            load(found)
             previous, words = words, self.words()
             if words == previous:  # loading only ever adds words
                 return words
@@ -405,6 +430,26 @@ class Project:
             and all(full_kind(q) == k for q, k in class_deps)
             and all(returns(q) == v for q, v in return_deps)
         )
+
+
+def package_dirs(relpaths: Iterable[str]) -> frozenset[str]:
+    """The folders (relative to the root, ``""`` for the root) that hold an ``__init__.py``."""
+    return frozenset(
+        rel[: -len("/__init__.py")] if "/" in rel else ""
+        for rel in relpaths
+        if rel.endswith("/__init__.py") or rel == "__init__.py"
+    )
+
+
+def script_dirs(relpaths: Iterable[str]) -> frozenset[str]:
+    """The *script folders* below the root: those holding a script (:data:`SCRIPT_NAMES`) or a
+    notebook (Jupyter runs it in its folder)."""
+    return frozenset(
+        rel.rpartition("/")[0]
+        for rel in relpaths
+        if "/" in rel and not rel.startswith("/")
+        and (rel.rpartition("/")[2] in SCRIPT_NAMES or rel.endswith(".ipynb"))
+    )  # fmt: skip
 
 
 def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordSet:
@@ -437,6 +482,14 @@ def seed_words(config: LintConfig, project_modules: Iterable[str] = ()) -> WordS
         else:
             joint.add(tuple(sorted(set(parts))))
     return WordSet(words, joint)
+
+
+def _may_be_tool_related(descs: list[Any]) -> bool:
+    """Whether a name bound by these summary descriptions may be tool-related: undecorated functions
+    and classes without bases (but tool bases) never are."""
+    return any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class")) or any(
+        d[0] not in ("def", "class") for d in descs
+    )
 
 
 def may_have_findings(data: bytes, words: WordSet) -> bool:

@@ -7,7 +7,9 @@ never the user's code):
   (``run_tool(name, args)``: a project function of two parameters), else dispatchguard's own
   ``dispatch_tool`` bound to the dispatchguard registry the project registers the tool into;
 - :meth:`ToolFacts.registered_names`: the keys a tool is registered under in the registries the
-  dispatcher reads (``TOOLS = {"calculator": CalculatorTool()}``, ``TOOLS["calc"] = ...``);
+  dispatcher reads (``TOOLS = {"calculator": CalculatorTool()}``, ``TOOLS["calc"] = ...``), or
+  the name it gives itself in a registry keyed by ``.name`` (``{t.name: t for t in tools}``, a
+  dispatcher comparing ``t.name == name``: :mod:`.tool_names`);
 - :meth:`ToolFacts.value_class`: the class of the value an expression denotes (``self``, a call
   of a class, a name assigned once or annotated in the enclosing function or module);
 - :meth:`ToolFacts.is_pydantic_model`: whether a class derives from a pydantic model;
@@ -46,6 +48,20 @@ from dispatchguard.lint.inference.tree_values import (
 from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.project import Project
+from dispatchguard.lint.tool_names import (
+    TOOL_DECORATORS,
+    class_name_field,
+    compared_sources,
+    decorated_name,
+    keyword_name,
+    listed,
+    loop_filled_source,
+    module_value,
+    name_keyed_source,
+    names_itself,
+    only_returned,
+    self_name_keyed_sources,
+)
 
 #: Classes outside the project known to be pydantic (v2) models: ``model_dump_json`` exists.
 PYDANTIC_BASES = frozenset(
@@ -73,6 +89,9 @@ class Dispatcher:
     runtime: bool = False
     method: str | None = None  # ``DISPATCHER.execute``: the instance's method
     action: tuple[str, str, str] | None = None  # ``f(ToolAction(name=..., args=...))``: class, name and args fields
+    #: canonical names of the lists it picks a tool from by the tool's own ``.name`` (``for t in
+    #: TOOLS: if t.name == name``, ``{t.name: t for t in TOOLS}[name]``)
+    named: frozenset[str] = frozenset()
 
     @property
     def label(self) -> str:
@@ -119,6 +138,7 @@ class ToolFacts:
         self._trees: dict[str, ast.Module | None] = {}
         self._caller_search = CallerSearch(self)
         self._file_bytes: dict[str, bytes] = {}
+        self._members: dict[tuple[str, bool], list[tuple[str, ast.expr]]] = {}  # registry keyed by .name -> tools
 
     # ------------------------------------------------------------------ modules
 
@@ -353,7 +373,10 @@ class ToolFacts:
             return Unknown(f"`{entry}` takes neither (name, args) nor an action model with a name and args field")
         scopes: list[ast.AST] = [target] if owner is None else list(owner[0].body)
         registries = self._looked_up(key, scopes, name_key, owner)
-        return Dispatcher(module, name, is_async, frozenset(registries), method=method, action=action)
+        named = self._picked_by_name(key, scopes, name_key, owner)
+        return Dispatcher(
+            module, name, is_async, frozenset(registries), method=method, action=action, named=frozenset(named)
+        )
 
     def _action_model(self, key: str, param: ast.arg) -> tuple[str, str, str] | None:
         """(qualified class, name field, args field) of a parameter annotated with a project class
@@ -397,6 +420,52 @@ class ToolFacts:
                     if qual is not None:
                         found.add(self.canonical(qual))
         return found
+
+    def _picked_by_name(
+        self,
+        key: str,
+        scopes: list[ast.AST],
+        name_key: tuple[str, str | None],
+        owner: tuple[ast.ClassDef, ast.Assign] | None,
+    ) -> set[str]:
+        """The lists the dispatcher picks a tool from by comparing its ``.name`` with the name it is
+        given, or indexes by ``.name`` in a comprehension of its own: canonical names."""
+        found: set[str] = set()
+        for scope in scopes:
+            keys = name_expressions(scope, name_key)
+            sources = compared_sources(scope, keys)
+            local = {
+                t.id: node.value
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                if isinstance(t, ast.Name)
+            }
+            for node in ast.walk(scope):
+                container = lookup_container(node, keys)
+                if isinstance(container, ast.Name) and container.id in local:
+                    container = local[container.id]  # tools = {t.name: t for t in TOOLS}; tools[name]
+                source = name_keyed_source(container) if container is not None else None
+                if source is not None:
+                    sources.append(source)
+                elif owner is not None and _self_attribute(container):
+                    sources.extend(self_name_keyed_sources(owner[0], container.attr))  # type: ignore[union-attr]
+            for source in sources:
+                for spelled in self._source_names(source, owner):
+                    qual = self.qualify(key, spelled)
+                    if qual is not None:
+                        found.add(self.canonical(qual))
+        return found
+
+    def _source_names(self, source: ast.expr, owner: tuple[ast.ClassDef, ast.Assign] | None) -> list[str]:
+        """The module-level names a list of tools is: as :meth:`_container_names`, and for a
+        parameter of ``__init__`` (``self.tools = {t.name: t for t in tools}``) the instance's argument."""
+        if owner is not None and isinstance(source, ast.Name):
+            argument = argument_for(owner[0], owner[1].value, source.id)  # type: ignore[arg-type]
+            spelled = dotted(argument) if argument is not None else None
+            if spelled is not None and "." not in spelled:
+                return [spelled]
+        return self._container_names(source, owner)
 
     @staticmethod
     def _container_names(container: ast.expr, owner: tuple[ast.ClassDef, ast.Assign] | None) -> list[str]:
@@ -450,7 +519,144 @@ class ToolFacts:
                 qual = self.canonical(self.resolver.local_qual(info, registry) or registry)  # type: ignore[arg-type]
                 if self.reads(dispatcher, qual):
                     found.extend(self._matching(key, info, registry, qual, entries, class_qual, binding_qual))  # type: ignore[arg-type]
+        if not dispatcher.runtime and (class_qual or binding_qual):
+            found.extend(self._by_own_name(class_qual, binding_qual, dispatcher))
         return found
+
+    # ------------------------------------------------------------------ registries keyed by the tools' own names
+
+    def _by_own_name(
+        self, class_qual: str | None, binding_qual: str | None, dispatcher: Dispatcher
+    ) -> list[Registration]:
+        """The entries holding the tool in registries keyed by each tool's own name (see
+        :mod:`.tool_names`): its ``name=`` keyword, ``@tool("name")``, its class's ``name`` field."""
+        out = []
+        for registry in sorted(dispatcher.registries | dispatcher.named):
+            is_list = registry in dispatcher.named
+            if (registry, is_list) not in self._members:
+                self._members[registry, is_list] = self._name_keyed_members(registry, is_list)
+            for key, element in self._members[registry, is_list]:
+                found = self._own_name_entry(key, element, registry, class_qual, binding_qual)
+                if found is not None:
+                    out.append(found)
+        return out
+
+    def _name_keyed_members(self, qual: str, is_list: bool) -> list[tuple[str, ast.expr]]:
+        """(file key, element) of the tools a module-level registry keyed by ``.name`` holds:
+        ``{t.name: t for t in SOURCE}``, ``{}`` filled by ``for t in SOURCE: REG[t.name] = t``, or
+        (``is_list``: the dispatcher compares names) the list itself."""
+        _, info, name = self._defining(qual)
+        key = self.module_key(info.name) if info is not None else None
+        tree = self.tree(key) if key is not None else None
+        value = module_value(tree, name) if tree is not None else None
+        if key is None or tree is None or value is None:
+            return []
+        source = name_keyed_source(value)
+        if source is not None:
+            return self._elements(key, source, 0)
+        if isinstance(value, ast.Dict) and not value.keys:
+            sources = [s for s in (loop_filled_source(stmt, name) for stmt in tree.body) if s is not None]
+            return [member for s in sources for member in self._elements(key, s, 0)]
+        return self._elements(key, value, 0) if is_list else []
+
+    def _elements(self, key: str, node: ast.expr, depth: int) -> list[tuple[str, ast.expr]]:
+        """The elements of a list display, through ``*OTHER``, module-level names and argument-less
+        calls of module-level functions that only return a list display (``def all_tools(): return
+        [...]``), in any module."""
+        items = listed(node)
+        if items is not None:
+            out = []
+            for item in items:
+                if isinstance(item, ast.Starred):
+                    out.extend(self._elements(key, item.value, depth + 1))
+                else:
+                    out.append((key, item))
+            return out
+        called = isinstance(node, ast.Call) and not node.args and not node.keywords
+        spelled = dotted(node.func if called else node)  # type: ignore[attr-defined]
+        qual = self.qualify(key, spelled) if spelled and depth < _MAX_DEPTH else None
+        if qual is None:
+            return []
+        _, info, name = self._defining(self.canonical(qual))
+        owner = self.module_key(info.name) if info is not None else None
+        tree = self.tree(owner) if owner is not None else None
+        if called:
+            value = only_returned(top_function(tree, name)) if tree is not None else None
+        else:
+            value = module_value(tree, name) if tree is not None else None
+        return self._elements(owner, value, depth + 1) if owner is not None and value is not None else []
+
+    def _own_name_entry(
+        self, key: str, element: ast.expr, registry: str, class_qual: str | None, binding_qual: str | None
+    ) -> Registration | None:
+        """The registration ``element`` (written in file ``key``) makes of the tool asked about, if it is it."""
+        if isinstance(element, ast.Call):
+            callee = dotted(element.func)
+            qual = self.qualify(key, callee) if callee else None
+            if class_qual is None or qual is None or self.canonical(qual) != class_qual:
+                return None
+            name = keyword_name(element) if names_itself(element) else self.class_tool_name(class_qual)
+            return Registration(name, registry, False, element) if name else None
+        if not isinstance(element, ast.Name):
+            return None
+        qual = self.qualify(key, element.id)
+        qual = self.canonical(qual) if qual is not None else None
+        name = self.own_name(qual) if qual is not None else None
+        if name is None:
+            return None
+        if qual == binding_qual:
+            return Registration(name, registry, True, None)
+        if class_qual and self.instance_class(qual) == class_qual:  # type: ignore[arg-type]
+            return Registration(name, registry, False, self.construction(qual))  # type: ignore[arg-type]
+        return None
+
+    def own_name(self, qual: str) -> str | None:
+        """The name a module-level tool binding gives itself: ``@tool("name")`` or ``@tool`` on a
+        function, ``Tool(name="name", ...)``, or its class's ``name`` field for ``x = SearchTool()``."""
+        _, info, name = self._defining(qual)
+        key = self.module_key(info.name) if info is not None else None
+        tree = self.tree(key) if key is not None else None
+        if key is None or tree is None:
+            return None
+        function = top_function(tree, name)
+        if function is not None:
+            return decorated_name(function, lambda spelled: self._is_tool_decorator(key, spelled))
+        value = module_value(tree, name)
+        if not isinstance(value, ast.Call):
+            return None
+        cls = self.instance_class(qual)
+        if names_itself(value):
+            return keyword_name(value)
+        return self.class_tool_name(cls) if cls is not None else None
+
+    def _is_tool_decorator(self, key: str, spelled: str) -> bool:
+        qual = self.qualify(key, spelled.split(".", 1)[0])
+        if qual is None:
+            return False
+        qual = self.canonical(qual + spelled[len(spelled.split(".", 1)[0]) :])
+        return qual in TOOL_DECORATORS or (
+            qual.rsplit(".", 1)[-1] == "tool" and qual.split(".", 1)[0] in ("crewai", "langchain", "langchain_core")
+        )
+
+    def class_tool_name(self, class_qual: str, depth: int = 0) -> str | None:
+        """The default of a project tool class's ``name`` field (``name: str = "search"``),
+        inherited through project bases."""
+        _, info, name = self._defining(self.canonical(class_qual))
+        key = self.module_key(info.name) if info is not None else None
+        tree = self.tree(key) if key is not None else None
+        cls = next((s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == name), None) if tree else None
+        if cls is None or key is None or depth > _MAX_DEPTH:
+            return None
+        own = class_name_field(cls)
+        if own is not None:
+            return own
+        for base in cls.bases:
+            spelled = dotted(base)
+            qual = self.qualify(key, spelled) if spelled else None
+            inherited = self.class_tool_name(qual, depth + 1) if qual else None
+            if inherited is not None:
+                return inherited
+        return None
 
     def _matching(
         self,
@@ -574,6 +780,10 @@ class ToolFacts:
             if re.search(rb"^\s*(from|import)\s+dispatchguard\b", data, re.MULTILINE):
                 return True
         return False
+
+
+def _self_attribute(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _dependency_text(data: bytes) -> bytes:

@@ -34,7 +34,7 @@ class WalkState(Protocol):
     texts: dict[str, str]
     literals: dict[str, ast.expr | None]
     wanted_methods: frozenset[str]
-    call_rules: list[Callable[..., None]]
+    tool_class_rules: list[Callable[..., None]]
     function_rules: list[Callable[..., None]]
     dispatchers: tuple[str, ...]
     dispatcher_names: frozenset[str]
@@ -86,8 +86,7 @@ LEAVES = frozenset(
 
 
 def _call(ctx: WalkState, node: ast.Call) -> None:
-    for rule in ctx.call_rules:
-        rule(ctx, node)
+    # the rules' call hooks ran before (the walker's node hooks)
     if ctx.function_rules:
         _tool_function_refs(ctx, node)
     ctx.generic_visit(node)
@@ -100,39 +99,50 @@ def _tool_function_refs(ctx: WalkState, node: ast.Call) -> None:
     """Record the functions a call makes into tools: ``Tool(func=f)``, ``StructuredTool.from_function(f)``
     and ``tool(f)`` (a tool decorator called on a function, or on a method of the class:
     ``tool("name", description=...)(self._action)``)."""
-    func = node.func
-    named = [kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS]
-    from_function = isinstance(func, ast.Attribute) and func.attr == "from_function"
-    if not named and not any(isinstance(arg, ast.Name) or _own_method(arg) for arg in node.args[:2]):
+    named = _tool_function_args(ctx, node)
+    if not named:
         return
-    if from_function:
-        if ctx.kind_of(func.value) != CLASS:  # type: ignore[attr-defined]
-            return
-        named.extend(node.args[:1])
-    else:
-        callee = ctx.callee_kind(node)
-        if callee == DECORATOR:
-            named.extend(node.args[:2])
-        elif callee != CLASS:
-            return
     artifact = any(
         kw.arg == "response_format" and isinstance(kw.value, ast.Constant) and kw.value.value == "content_and_artifact"
         for kw in node.keywords
     )
     for value in named:
-        if isinstance(value, ast.Name):
-            local = _local_function(ctx, value.id)
-            if local is not None:  # a function defined in the function building the tools
-                local.artifact = local.artifact or artifact
-                ctx.tool_functions.append(local)
-            else:
-                ctx.tool_function_refs.append((value.id, artifact))
-        elif _own_method(value):  # a method of a top-level class, named as the walk keys it
-            cls = ctx.class_scope()
-            if cls is not None and len(ctx.scopes) >= 2 and ctx.scopes[1] is cls:
-                ctx.tool_function_refs.append((f"{cls.name}.{value.attr}", artifact))  # type: ignore[attr-defined]
-        elif isinstance(value, ast.Lambda):  # ``Tool(func=lambda city: weather(city))``
-            ctx.tool_functions.append(_lambda_function(ctx, value, artifact, _tool_name(node)))
+        _record_tool_function(ctx, node, value, artifact)
+
+
+def _tool_function_args(ctx: WalkState, node: ast.Call) -> list[ast.expr]:
+    """The arguments of a call that it makes tools of: ``func=``/``coroutine=`` of a tool class or a
+    tool decorator, the first positional one of a tool class's ``from_function``, the first two of
+    a tool decorator; none when the call makes no tool (the cheap test of its arguments first)."""
+    named = [kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS]
+    if not named and not any(isinstance(arg, ast.Name) or _own_method(arg) for arg in node.args[:2]):
+        return []
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_function":
+        return [*named, *node.args[:1]] if ctx.kind_of(func.value) == CLASS else []
+    callee = ctx.callee_kind(node)
+    if callee == DECORATOR:
+        return [*named, *node.args[:2]]
+    return named if callee == CLASS else []
+
+
+def _record_tool_function(ctx: WalkState, node: ast.Call, value: ast.expr, artifact: bool) -> None:
+    """Record one function the call ``node`` makes a tool: a name (a function defined in the
+    function building the tools, or a reference the walk resolves later), ``self.method`` of a
+    top-level class, or a lambda."""
+    if isinstance(value, ast.Name):
+        local = _local_function(ctx, value.id)
+        if local is not None:  # a function defined in the function building the tools
+            local.artifact = local.artifact or artifact
+            ctx.tool_functions.append(local)
+        else:
+            ctx.tool_function_refs.append((value.id, artifact))
+    elif _own_method(value):  # a method of a top-level class, named as the walk keys it
+        cls = ctx.class_scope()
+        if cls is not None and len(ctx.scopes) >= 2 and ctx.scopes[1] is cls:
+            ctx.tool_function_refs.append((f"{cls.name}.{value.attr}", artifact))  # type: ignore[attr-defined]
+    elif isinstance(value, ast.Lambda):  # ``Tool(func=lambda city: weather(city))``
+        ctx.tool_functions.append(_lambda_function(ctx, value, artifact, _tool_name(node)))
 
 
 def _tool_name(node: ast.Call) -> str:
@@ -187,43 +197,73 @@ def _record_attr_type(ctx: WalkState, target: ast.AST, typed: ast.expr) -> None:
 
 
 def _bind(ctx: WalkState, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
+    """Bind an assignment's target (of ``kind``, to ``value`` when known), by the target's kind."""
+    binder = _BINDERS.get(type(target))
+    if binder is not None:
+        binder(ctx, target, kind, value)
+
+
+def _bind_name(ctx: WalkState, target: ast.Name, kind: str | None, value: ast.AST | None) -> None:
     scope = ctx.scopes[-1]
-    if isinstance(target, ast.Name):
-        if scope.kind == "function":
-            scope.names[target.id] = kind
-            scope.quals.pop(target.id, None)
-            scope.classes.discard(target.id)
-            if isinstance(value, ast.Name) and (value.id in ctx.named_by_caller or value.id in scope.picked):
-                scope.picked.add(target.id)
-            elif scope.picked:
-                scope.picked.discard(target.id)
-            if scope.fn is not None:
-                scope.fn.assigns.setdefault(target.id, []).append(value)
-        elif scope.kind == "class":
-            scope.attrs[target.id] = kind if kind is not None else scope.attrs.get(target.id)
-        elif target.id not in ctx.info.defs and target.id not in ctx.info.imports:
-            # a module-level name the index does not bind (a loop's: ``for tool in TOOLS:``, in
-            # scripts and notebooks): the walk knows it from here on
-            scope.names[target.id] = kind
-    elif isinstance(target, ast.Attribute):
-        if isinstance(value, ast.Call):
-            _record_attr_type(ctx, target, value)
-        if isinstance(target.value, ast.Name) and target.value.id == "self" and kind is not None:
-            cls = ctx.class_scope()
-            if cls is not None:
-                cls.attrs[target.attr] = kind
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
-        if values is not None and len(values) == len(target.elts) and not any(
-            isinstance(v, ast.Starred) for v in (*values, *target.elts)
-        ):  # ``name, args = call["name"], call["args"]``: each name its own value
-            for elt, item in zip(target.elts, values, strict=True):
-                _bind(ctx, elt, ctx.kind_of(item), item)
-        else:
-            for elt in target.elts:
-                _bind(ctx, elt, None, None)
-    elif isinstance(target, ast.Starred):
-        _bind(ctx, target.value, None, None)
+    if scope.kind == "function":
+        _bind_local(ctx, scope, target.id, kind, value)
+    elif scope.kind == "class":
+        scope.attrs[target.id] = kind if kind is not None else scope.attrs.get(target.id)
+    elif target.id not in ctx.info.defs and target.id not in ctx.info.imports:
+        # a module-level name the index does not bind (a loop's: ``for tool in TOOLS:``, in
+        # scripts and notebooks): the walk knows it from here on
+        scope.names[target.id] = kind
+
+
+def _bind_local(ctx: WalkState, scope: Scope, name: str, kind: str | None, value: ast.AST | None) -> None:
+    """A name bound in a function: its kind, whether it holds a tool name the caller picked, and the
+    value among the function's assignments of it."""
+    scope.names[name] = kind
+    scope.quals.pop(name, None)
+    scope.classes.discard(name)
+    if isinstance(value, ast.Name) and (value.id in ctx.named_by_caller or value.id in scope.picked):
+        scope.picked.add(name)
+    elif scope.picked:
+        scope.picked.discard(name)
+    if scope.fn is not None:
+        scope.fn.assigns.setdefault(name, []).append(value)
+
+
+def _bind_attribute(ctx: WalkState, target: ast.Attribute, kind: str | None, value: ast.AST | None) -> None:
+    """``obj.attr = value``: the class an attribute holds, and the kind of ``self.attr``."""
+    if isinstance(value, ast.Call):
+        _record_attr_type(ctx, target, value)
+    if isinstance(target.value, ast.Name) and target.value.id == "self" and kind is not None:
+        cls = ctx.class_scope()
+        if cls is not None:
+            cls.attrs[target.attr] = kind
+
+
+def _bind_elements(ctx: WalkState, target: ast.Tuple | ast.List, kind: str | None, value: ast.AST | None) -> None:
+    """``a, b = ...``: each name its own value when the value is a display of as many (no starred
+    item), else unknown."""
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+    if values is not None and len(values) == len(target.elts) and not any(
+        isinstance(v, ast.Starred) for v in (*values, *target.elts)
+    ):  # ``name, args = call["name"], call["args"]``: each name its own value
+        for elt, item in zip(target.elts, values, strict=True):
+            _bind(ctx, elt, ctx.kind_of(item), item)
+    else:
+        for elt in target.elts:
+            _bind(ctx, elt, None, None)
+
+
+def _bind_starred(ctx: WalkState, target: ast.Starred, kind: str | None, value: ast.AST | None) -> None:
+    _bind(ctx, target.value, None, None)
+
+
+_BINDERS: dict[type[ast.AST], Callable[[WalkState, Any, str | None, ast.AST | None], None]] = {
+    ast.Name: _bind_name,
+    ast.Attribute: _bind_attribute,
+    ast.Tuple: _bind_elements,
+    ast.List: _bind_elements,
+    ast.Starred: _bind_starred,
+}
 
 
 def _assign(ctx: WalkState, node: ast.Assign) -> None:
@@ -566,8 +606,24 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         scope.is_tool = ctx.kind(prefix + node.name) == CLASS
     else:
         scope.is_tool = any(ctx.kind_of(b.value if isinstance(b, ast.Subscript) else b) == CLASS for b in node.bases)
-    # class-level declarations are visible as self.<attr> in every method, whatever the order, and
-    # so are the methods that make tools (self.tool = self._create_tool() in __init__)
+    _declare_members(ctx, scope, node)
+    if enclosing.kind == "function":
+        enclosing.names[node.name] = CLASS if scope.is_tool else None
+        enclosing.quals.pop(node.name, None)
+        enclosing.classes.add(node.name)
+    if scope.is_tool:
+        for check in ctx.tool_class_rules:
+            check(ctx, node)
+    ctx.scopes.append(scope)
+    try:
+        ctx.body(node.body)
+    finally:
+        ctx.scopes.pop()
+
+
+def _declare_members(ctx: WalkState, scope: Scope, node: ast.ClassDef) -> None:
+    """Class-level declarations are visible as self.<attr> in every method, whatever the order,
+    and so are the methods that make tools (self.tool = self._create_tool() in __init__)."""
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             scope.methods[stmt.name] = stmt
@@ -578,15 +634,6 @@ def _class(ctx: WalkState, node: ast.ClassDef) -> None:
         if scope.is_tool and _declares_content_and_artifact(stmt):
             # a LangChain tool class returning (content, artifact): only the content reaches the model
             scope.artifact = True
-    if enclosing.kind == "function":
-        enclosing.names[node.name] = CLASS if scope.is_tool else None
-        enclosing.quals.pop(node.name, None)
-        enclosing.classes.add(node.name)
-    ctx.scopes.append(scope)
-    try:
-        ctx.body(node.body)
-    finally:
-        ctx.scopes.pop()
 
 
 _RESPONSE_FORMAT = "response_format"

@@ -32,10 +32,9 @@ rules use nothing else of the project:
   bound to (``TEMPLATE = "Error: {}"``, ``SAMPLES = [...]``);
 - ``report(node, code, message)``.
 
-Which tool methods a rule wants (``TOOL_METHODS``), whether it checks tool functions
-(``check_tool_function``: functions decorated with a tool decorator, and the functions given to a
-tool class as ``func=``/``coroutine=`` or to ``from_function``) and which files it skips
-(``exempt``) are the rule's own business (:mod:`dispatchguard.lint.rules`).
+Which hooks a rule declares (:data:`dispatchguard.lint.rule.HOOKS`: node types, tool classes,
+tool methods, tool functions) and which files it skips are the rule's own business; the walk runs
+the hooks of the rules it is given, grouped by ``rule.hooks_by_event``.
 """
 
 from __future__ import annotations
@@ -61,6 +60,7 @@ from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REG
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.resolve import Resolver
+from dispatchguard.lint.rule import TOOL_CLASS, TOOL_FUNCTION, TOOL_METHOD, hooks_by_event
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
 
@@ -93,10 +93,11 @@ class Context:
         self.scopes: list[Scope] = [Scope("module", info.name)]
         self.functions: dict[str, FunctionInfo] = {}  # key -> info, for same-module calls
         self.tool_methods: list[FunctionInfo] = []
-        rules = list(rules)
-        self.call_rules = [r.check_call for r in rules if r.check_call]
-        self.method_rules = [(r.tool_methods, r.check_tool_method) for r in rules if r.check_tool_method]
-        self.function_rules = [r.check_tool_function for r in rules if r.check_tool_function]
+        events = hooks_by_event(rules)
+        self.dispatch = _dispatch_table({k: tuple(c for _, c in v) for k, v in events.items() if isinstance(k, type)})
+        self.tool_class_rules = [check for _, check in events.get(TOOL_CLASS, ())]
+        self.method_rules = [(rule.tool_methods, check) for rule, check in events.get(TOOL_METHOD, ())]
+        self.function_rules = [check for _, check in events.get(TOOL_FUNCTION, ())]
         self.tool_functions: list[FunctionInfo] = []
         self.tool_function_refs: list[tuple[str, bool]] = []  # (module-level name, artifact) given to a tool
         self.texts: dict[str, str] = {}  # module-level name -> the str constant it is bound to
@@ -152,8 +153,9 @@ class Context:
         return list(found.values())
 
     def visit(self, node: ast.AST) -> None:
-        """Hand ``node`` to its handler (``HANDLERS``: its effect on the walk's state, call rules included)."""
-        handler = _DISPATCH.get(type(node), _generic)
+        """Hand ``node`` to its handler (``HANDLERS``: its effect on the walk's state), after the
+        rules' node hooks for its type."""
+        handler = self.dispatch.get(type(node), _generic)
         if handler is not None:
             handler(self, node)
 
@@ -161,7 +163,7 @@ class Context:
         """Walk the children of a node no handler claims, each through its own handler; leaves are skipped."""
         # the hot loop of the checker: leaves (names, constants, contexts, operators) are skipped
         # without a call, one table lookup per child, and only fields that can hold nodes are read
-        dispatch = _DISPATCH
+        dispatch = self.dispatch
         kind = type(node)
         fields = _FIELDS.get(kind)
         for field in fields if fields is not None else _child_fields(kind):
@@ -178,7 +180,7 @@ class Context:
 
     def body(self, stmts: list[ast.stmt]) -> None:
         """Walk a block's statements in order, each through its handler (bindings take effect in order)."""
-        dispatch = _DISPATCH
+        dispatch = self.dispatch
         for stmt in stmts:
             handler = dispatch.get(type(stmt), _generic)
             if handler is not None:
@@ -656,6 +658,32 @@ for _type in _all_node_types():  # filled once: the walk then looks fields up wi
 _generic = Context.generic_visit
 # node type -> handler; None: a leaf, skipped; a type not in the table: the generic walk
 _DISPATCH: dict[type, Any] = {**dict.fromkeys(LEAVES), **HANDLERS}
+_TABLES: dict[tuple, dict[type, Any]] = {}
+
+
+def _dispatch_table(node_hooks: dict[type, tuple[Any, ...]]) -> dict[type, Any]:
+    """``_DISPATCH`` with the rules' node hooks run before each hooked type's handler (a leaf's:
+    instead of nothing); one table per set of hooks, made once."""
+    key = tuple(node_hooks.items())
+    table = _TABLES.get(key)
+    if table is None:
+        table = dict(_DISPATCH)
+        for node_type, checks in node_hooks.items():
+            table[node_type] = _hooked(checks, _DISPATCH.get(node_type, _generic))
+        _TABLES[key] = table
+    return table
+
+
+def _hooked(checks: tuple[Any, ...], handler: Any) -> Any:
+    def visit(ctx: Context, node: ast.AST) -> None:
+        for check in checks:
+            check(ctx, node)
+        if handler is not None:
+            handler(ctx, node)
+
+    return visit
+
+
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _KIND_NODES = frozenset(
     {ast.Name, ast.Attribute, ast.Call, ast.Await, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict}

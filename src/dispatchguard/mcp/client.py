@@ -137,6 +137,28 @@ class McpTool:
         return f"McpTool({self.name!r} on {self.client.server_name!r})"
 
 
+def check_server(command: Sequence[str] | None, url: str | None) -> None:
+    """``ValueError`` unless exactly one of ``command`` (a non-empty argv) and ``url`` (http or
+    https) names the server."""
+    if (command is None) == (url is None):
+        raise ValueError("give exactly one of command (a stdio server) or url (streamable HTTP)")
+    if command is not None:
+        if isinstance(command, str) or not command or not all(isinstance(a, str) for a in command):
+            raise ValueError("command must be a non-empty sequence of strings (the server's argv)")
+    elif not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
+
+
+def check_bounds(timeout: float | None, connect_timeout: float, limits: McpLimits | None) -> None:
+    """``ValueError`` for a timeout that is not positive seconds, or ``limits`` not an :class:`McpLimits`."""
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+    if not connect_timeout > 0:
+        raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
+    if limits is not None and not isinstance(limits, McpLimits):
+        raise ValueError(f"limits must be an McpLimits, got {type(limits).__name__}")
+
+
 class McpClient:
     """A connection to one MCP server: ``command`` (argv of a stdio server) or ``url`` (streamable
     HTTP), exactly one of them.
@@ -162,19 +184,8 @@ class McpClient:
         name: str | None = None,
         limits: McpLimits | None = None,
     ) -> None:
-        if (command is None) == (url is None):
-            raise ValueError("give exactly one of command (a stdio server) or url (streamable HTTP)")
-        if command is not None:
-            if isinstance(command, str) or not command or not all(isinstance(a, str) for a in command):
-                raise ValueError("command must be a non-empty sequence of strings (the server's argv)")
-        elif not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
-        if not connect_timeout > 0:
-            raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
-        if limits is not None and not isinstance(limits, McpLimits):
-            raise ValueError(f"limits must be an McpLimits, got {type(limits).__name__}")
+        check_server(command, url)
+        check_bounds(timeout, connect_timeout, limits)
         self.limits = limits or McpLimits()
         self.command = list(command) if command is not None else None
         self.url = url

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from dispatchguard.runtime.json_text import MAX_ITEMS, ensure_json_str, safe_text, to_jsonable
-from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec
+from dispatchguard.runtime.registry import TOOL_REGISTRY, ToolRegistry, ToolSpec  # noqa: F401 (agent.execute reads TOOL_REGISTRY here)
 from dispatchguard.runtime.tracing import STATE as _TRACING
 from dispatchguard.runtime.tracing import tool_abort, tool_end, tool_start
-from dispatchguard.runtime.validation import ValidationResult, check_call, display_name
+from dispatchguard.runtime.validation import ValidationResult, call_options, check_call, display_name
 
 __all__ = [
     "DispatchResult",
@@ -151,26 +151,6 @@ def _invalid(v: ValidationResult) -> _Out:
     log.warning("dispatch rejected (%s): %s", v.kind, v.error)
     kind = v.kind or "invalid_action"
     return error_json(v.error or "invalid tool call", kind, v.tool_name), kind, v.tool_name, v.error
-
-
-def _options(registry: ToolRegistry | None, unknown_args: str | None,
-             max_bytes: int | None) -> tuple[ToolRegistry, bool, int] | _Out:
-    reg = TOOL_REGISTRY if registry is None else registry
-    if type(reg) is not ToolRegistry and not isinstance(reg, ToolRegistry):
-        return _bad_call(f"registry must be a ToolRegistry, got {type(reg).__name__}")
-    policy = reg.unknown_args if unknown_args is None else unknown_args
-    if policy not in ("drop", "reject"):
-        return _bad_call(f"unknown_args must be 'drop' or 'reject', got {display_name(policy)!r}")
-    if max_bytes is None:
-        return reg, policy == "reject", reg.max_bytes
-    if type(max_bytes) is not int or max_bytes <= 0:
-        return _bad_call(f"max_bytes must be a positive int, got {display_name(max_bytes)!r}")
-    return reg, policy == "reject", max_bytes
-
-
-def _bad_call(msg: str) -> _Out:
-    log.warning("dispatch: %s", msg)
-    return error_json(msg, "invalid_call"), "invalid_call", None, msg
 
 
 def _tool_failed(exc: BaseException, spec: ToolSpec) -> _Out:
@@ -317,19 +297,20 @@ def _internal(exc: BaseException) -> _Out:  # pragma: no cover - defence in dept
     return error_json(msg, "internal_error"), "internal_error", None, msg
 
 
+def _check(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
+           max_bytes: int | None) -> tuple[ToolSpec, dict] | ValidationResult:
+    """The call's one validation: ``(spec, args)``, or the failed result (bad options included)."""
+    if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:
+        return check_call(action, registry, registry.reject_unknown, registry.max_bytes)
+    opts = call_options(registry, unknown_args, max_bytes)
+    return check_call(action, *opts) if type(opts) is tuple else opts
+
+
 def _dispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
               max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:
-            r = check_call(action, registry, registry.reject_unknown, registry.max_bytes)
-        else:
-            opts = _options(registry, unknown_args, max_bytes)
-            if len(opts) == 4:
-                return opts
-            r = check_call(action, *opts)
-        if type(r) is not tuple:
-            return _invalid(r)
-        return _run_sync(r[0], r[1], context)
+        r = _check(action, registry, unknown_args, max_bytes)
+        return _run_sync(r[0], r[1], context) if type(r) is tuple else _invalid(r)
     except _PROPAGATE:
         raise
     except BaseException as exc:  # pragma: no cover - defence in depth
@@ -364,14 +345,8 @@ async def _atraced(action: Any, registry: ToolRegistry | None, unknown_args: str
 async def _adispatch(action: Any, registry: ToolRegistry | None, unknown_args: str | None,
                      max_bytes: int | None, context: Mapping[str, Any] | None = None) -> _Out:
     try:
-        opts = _options(registry, unknown_args, max_bytes)
-        if len(opts) == 4:
-            return opts
-        reg, reject, limit = opts
-        r = check_call(action, reg, reject, limit)
-        if type(r) is not tuple:
-            return _invalid(r)
-        return await _run_async(r[0], r[1], context)
+        r = _check(action, registry, unknown_args, max_bytes)
+        return await _run_async(r[0], r[1], context) if type(r) is tuple else _invalid(r)
     except _PROPAGATE:
         raise
     except BaseException as exc:  # pragma: no cover - defence in depth
@@ -399,8 +374,7 @@ def dispatch_tool(
         return _traced(action, registry, unknown_args, max_bytes, context)[0]
     if type(registry) is ToolRegistry and unknown_args is None and max_bytes is None:  # the hot path
         r = check_call(action, registry, registry.reject_unknown, registry.max_bytes)
-        if type(r) is tuple:
-            return _run_sync(r[0], r[1], context)[0]
+        return _run_sync(r[0], r[1], context)[0] if type(r) is tuple else _invalid(r)[0]
     return _dispatch(action, registry, unknown_args, max_bytes, context)[0]
 
 

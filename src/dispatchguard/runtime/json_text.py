@@ -214,84 +214,149 @@ def to_jsonable(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any
 
 
 def _convert(obj: Any, _depth: int = 0, _path: set[int] | None = None) -> Any:
-    t = type(obj)
-    if t is str:
-        return obj
-    if obj is None or t is bool:
-        return obj
-    if t is int:
-        return _int(obj)
-    if t is float:
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, enum.Enum):
-        return _convert(obj.value, _depth, _path)
-    if isinstance(obj, str):
-        return str.__str__(obj)
-    if isinstance(obj, int):  # an int subclass (bool cannot be subclassed)
-        return _int(obj)
-    if isinstance(obj, float):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    if inspect.isgenerator(obj):
-        budget = _GENERATOR_BUDGET.get()
-        obj = drain(obj, budget)
-    elif _is_tool_message(obj):
-        return _convert(obj.content, _depth, _path)
-    elif _is_v1_model(obj):
-        obj = obj.dict()
-    is_container = isinstance(obj, (dict, list, tuple, set, frozenset, deque, Mapping))
-    model = _pydantic_model_cls()
-    is_model = model is not None and isinstance(obj, model)
-    is_dc = not is_model and dataclasses.is_dataclass(obj) and not isinstance(obj, type)
-    if is_container or is_model or is_dc:
-        if _depth >= MAX_DEPTH:
-            log.debug("ensure_json_str: nesting deeper than %d replaced by a marker", MAX_DEPTH)
-            return TOO_DEEP
-        if _path is None:
-            _path = set()
-        oid = id(obj)
-        if oid in _path:
-            log.debug("ensure_json_str: circular reference replaced by a marker")
-            return CIRCULAR
-        _path.add(oid)
+    return _converter_of(obj)(obj, _depth, _path)
+
+
+def _converter_of(obj: Any) -> Any:
+    """``obj``'s converter ``(obj, depth, path) -> JSON data``: by exact type first (the plain JSON
+    types and the built-in containers), then by the ordered table of kinds (:data:`_KINDS`).
+    Containers call it on their items themselves, so that a level of nesting costs two frames."""
+    return _EXACT.get(type(obj)) or _converter(obj)
+
+
+def _same(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return obj
+
+
+def _as_int(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return _int(obj)
+
+
+def _as_float(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    f = float(obj)
+    return f if math.isfinite(f) else None
+
+
+def _as_str(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return str.__str__(obj)
+
+
+def _enum_value(obj: Any, depth: int, path: set[int] | None) -> Any:
+    value = obj.value
+    return _converter_of(value)(value, depth, path)
+
+
+def _tool_message_content(obj: Any, depth: int, path: set[int] | None) -> Any:
+    content = obj.content
+    return _converter_of(content)(content, depth, path)
+
+
+def _enter(obj: Any, depth: int, path: set[int] | None) -> tuple[set[int], str | None]:
+    """Enter container ``obj``: the path with it added, or a marker in its place (past
+    :data:`MAX_DEPTH`, or a cycle). Its converter removes it from the path when done."""
+    path = set() if path is None else path
+    if depth >= MAX_DEPTH:
+        log.debug("ensure_json_str: nesting deeper than %d replaced by a marker", MAX_DEPTH)
+        return path, TOO_DEEP
+    if id(obj) in path:
+        log.debug("ensure_json_str: circular reference replaced by a marker")
+        return path, CIRCULAR
+    path.add(id(obj))
+    return path, None
+
+
+def _mapping(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        return {_key(k): _converter_of(v)(v, depth + 1, path) for k, v in obj.items()}
+    finally:
+        path.discard(id(obj))
+
+
+def _array(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        return [_converter_of(v)(v, depth + 1, path) for v in obj]
+    finally:
+        path.discard(id(obj))
+
+
+def _set(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        items = list(obj)
+        with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
+            items = sorted(items)
+        return [_converter_of(v)(v, depth + 1, path) for v in items]
+    finally:
+        path.discard(id(obj))
+
+
+def _model(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
         try:
-            d = _depth + 1
-            if is_model:
-                try:
-                    data = obj.model_dump(mode="json")
-                except Exception:
-                    log.debug("ensure_json_str: model_dump failed; using str()")
-                    return safe_text(obj)
-                return _convert(data, d, _path)
-            if is_dc:
-                return {
-                    f.name: _convert(getattr(obj, f.name, None), d, _path)
-                    for f in dataclasses.fields(obj)
-                }
-            if isinstance(obj, (dict, Mapping)):
-                return {_key(k): _convert(v, d, _path) for k, v in obj.items()}
-            if isinstance(obj, (set, frozenset)):
-                items = list(obj)
-                with contextlib.suppress(Exception):  # unsortable items, or a hostile __lt__
-                    items = sorted(items)
-                return [_convert(v, d, _path) for v in items]
-            return [_convert(v, d, _path) for v in obj]
-        finally:
-            _path.discard(oid)
-    if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
-        return obj.isoformat()
-    if isinstance(obj, _dt.timedelta):
-        return obj.total_seconds()
-    if isinstance(obj, Decimal):
-        return str(obj) if obj.is_finite() else None
-    if isinstance(obj, uuid.UUID):
-        return str(obj)
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        raw = bytes(obj)
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return base64.b64encode(raw).decode("ascii")
+            data = obj.model_dump(mode="json")
+        except Exception:
+            log.debug("ensure_json_str: model_dump failed; using str()")
+            return safe_text(obj)
+        return _converter_of(data)(data, depth + 1, path)
+    finally:
+        path.discard(id(obj))
+
+
+def _dataclass(obj: Any, depth: int, path: set[int] | None) -> Any:
+    path, cut = _enter(obj, depth, path)
+    if cut is not None:
+        return cut
+    try:
+        values = {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
+        return {name: _converter_of(v)(v, depth + 1, path) for name, v in values.items()}
+    finally:
+        path.discard(id(obj))
+
+
+def _generator(obj: Any, depth: int, path: set[int] | None) -> Any:
+    return _array(drain(obj, _GENERATOR_BUDGET.get()), depth, path)
+
+
+def _v1_model(obj: Any, depth: int, path: set[int] | None) -> Any:
+    return _mapping(obj.dict(), depth, path)
+
+
+def _isoformat(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return obj.isoformat()
+
+
+def _seconds(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return obj.total_seconds()
+
+
+def _decimal(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return str(obj) if obj.is_finite() else None
+
+
+def _uuid(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    return str(obj)
+
+
+def _bytes(obj: Any, _depth: int, _path: set[int] | None) -> Any:
+    raw = bytes(obj)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return base64.b64encode(raw).decode("ascii")
+
+
+def _text(obj: Any, _depth: int, _path: set[int] | None) -> Any:
     log.debug("ensure_json_str: %s encoded with str()", type(obj).__name__)
     return safe_text(obj)
 
@@ -324,6 +389,53 @@ def _is_v1_model(obj: Any) -> bool:
 def _pydantic_model_cls() -> Any:
     mod = sys.modules.get("pydantic")
     return getattr(mod, "BaseModel", None) if mod is not None else None
+
+
+_EXACT: dict[type, Any] = {
+    str: _same, type(None): _same, bool: _same, int: _as_int, float: _as_float,
+    dict: _mapping, list: _array, tuple: _array, deque: _array, set: _set, frozenset: _set,
+}
+
+
+def _is_instance(*types: type) -> Any:
+    return lambda obj: isinstance(obj, types)
+
+
+def _is_model(obj: Any) -> bool:
+    model = _pydantic_model_cls()
+    return model is not None and isinstance(obj, model)
+
+
+def _is_dataclass(obj: Any) -> bool:
+    return dataclasses.is_dataclass(obj) and not isinstance(obj, type)
+
+
+#: The kinds of value past the exact types, in the order they are tried: an enum member before
+#: the str/int/float it may also be, models and dataclasses before the mappings they may also be.
+_KINDS: tuple[tuple[Any, Any], ...] = (
+    (_is_instance(enum.Enum), _enum_value),
+    (_is_instance(str), _as_str),
+    (_is_instance(int), _as_int),  # an int subclass (bool cannot be subclassed)
+    (_is_instance(float), _as_float),
+    (inspect.isgenerator, _generator),
+    (_is_tool_message, _tool_message_content),
+    (_is_v1_model, _v1_model),
+    (_is_model, _model),
+    (_is_dataclass, _dataclass),
+    (_is_instance(Mapping), _mapping),
+    (_is_instance(set, frozenset), _set),
+    (_is_instance(list, tuple, deque), _array),
+    (_is_instance(_dt.datetime, _dt.date, _dt.time), _isoformat),
+    (_is_instance(_dt.timedelta), _seconds),
+    (_is_instance(Decimal), _decimal),
+    (_is_instance(uuid.UUID), _uuid),
+    (_is_instance(bytes, bytearray, memoryview), _bytes),
+)
+
+
+def _converter(obj: Any) -> Any:
+    """The converter of the first kind ``obj`` is, else ``str()``."""
+    return next((convert for test, convert in _KINDS if test(obj)), _text)
 
 
 def _from_str(text: str) -> str:

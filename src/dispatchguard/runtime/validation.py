@@ -123,6 +123,21 @@ def validate_tool_call(
     in ``args`` (the dispatcher adds them from its ``context``). Name ``"None"`` is a clarification
     request: invalid, ``kind="clarification"``.
     """
+    opts = call_options(registry, unknown_args, max_bytes)
+    if type(opts) is not tuple:
+        return opts
+    r = check_call(payload, *opts)
+    if type(r) is tuple:
+        spec, out = r
+        return ValidationResult(valid=True, tool_name=spec.name, args=to_jsonable(out), spec=spec, values=out)
+    return r
+
+
+def call_options(registry: ToolRegistry | None, unknown_args: str | None,
+                 max_bytes: int | None) -> tuple[ToolRegistry, bool, int] | ValidationResult:
+    """The options of a call as :func:`check_call` takes them, ``(registry, reject unknown
+    arguments, byte limit)``, with the registry's defaults filled in; else a failed
+    :class:`ValidationResult` of kind ``invalid_call`` naming the bad option."""
     reg = TOOL_REGISTRY if registry is None else registry
     if not isinstance(reg, ToolRegistry):
         return _fail("invalid_call", f"registry must be a ToolRegistry, got {type(reg).__name__}")
@@ -132,15 +147,7 @@ def validate_tool_call(
     policy = reg.unknown_args if unknown_args is None else unknown_args
     if policy not in ("drop", "reject"):
         return _fail("invalid_call", f"unknown_args must be 'drop' or 'reject', got {display_name(policy)!r}")
-    return _validate(payload, reg, policy == "reject", limit)
-
-
-def _validate(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> ValidationResult:
-    r = check_call(payload, reg, reject, limit)
-    if type(r) is tuple:
-        spec, out = r
-        return ValidationResult(valid=True, tool_name=spec.name, args=to_jsonable(out), spec=spec, values=out)
-    return r
+    return reg, policy == "reject", limit
 
 
 def check_call(payload: Any, reg: ToolRegistry, reject: bool, limit: int) -> tuple[ToolSpec, dict] | ValidationResult:

@@ -72,42 +72,57 @@ def _name_max(root: Path) -> int:
 def resolve_inside(root: Path, file_path: str) -> Path:
     """The resolved target of ``file_path`` under ``root``; :class:`UnsafePathError` for a path that
     could escape, :class:`ToolArgumentError` for one that cannot name a file."""
+    parts = _relative_parts(file_path)
+    _check_names(root, file_path, parts)
+    return _resolved(root, file_path, parts)
 
-    def refuse(reason: str) -> UnsafePathError:
-        return UnsafePathError(f"refused path {file_path!r}: {reason}", path=file_path)
 
-    def invalid(reason: str) -> ToolArgumentError:
-        return ToolArgumentError(f"invalid file_path {file_path!r}: {reason}", argument="file_path", path=file_path)
+def _refused(file_path: str, reason: str) -> UnsafePathError:
+    return UnsafePathError(f"refused path {file_path!r}: {reason}", path=file_path)
 
+
+def _invalid(file_path: str, reason: str) -> ToolArgumentError:
+    return ToolArgumentError(f"invalid file_path {file_path!r}: {reason}", argument="file_path", path=file_path)
+
+
+def _relative_parts(file_path: str) -> list[str]:
+    """The path's components, when it is relative, without ``..`` and names something."""
     if "\x00" in file_path:
-        raise refuse("it contains a NUL byte")
+        raise _refused(file_path, "it contains a NUL byte")
     posix, windows = PurePosixPath(file_path), PureWindowsPath(file_path)
     if posix.is_absolute() or windows.drive or windows.root:
-        raise refuse("absolute paths are not allowed; give a path relative to the output directory")
+        raise _refused(file_path, "absolute paths are not allowed; give a path relative to the output directory")
     if ".." in windows.parts:  # PureWindowsPath splits on both / and \
-        raise refuse("'..' is not allowed")
+        raise _refused(file_path, "'..' is not allowed")
     parts = [part for part in windows.parts if part not in ("", ".")]
     if not parts:
-        raise refuse("it names no file")
+        raise _refused(file_path, "it names no file")
+    return parts
+
+
+def _check_names(root: Path, file_path: str, parts: list[str]) -> None:
+    """No control character, no trailing separator, no component over the filesystem's limit."""
     control = next((ch for ch in file_path if unicodedata.category(ch) in ("Cc", "Cs")), None)
     if control is not None:
-        raise invalid(
-            f"character {control!r} in the name: control characters (newlines, tabs, escapes) and lone"
-            " surrogates are not allowed"
-        )
+        raise _invalid(file_path, f"character {control!r} in the name: control characters (newlines, tabs, "
+                                  "escapes) and lone surrogates are not allowed")
     if file_path.endswith(("/", "\\")) or file_path.replace("\\", "/").endswith("/."):
-        raise invalid("it ends with a separator, so it names a directory; give a file name")
+        raise _invalid(file_path, "it ends with a separator, so it names a directory; give a file name")
     name_max = _name_max(root)
     for part in parts:
         size = len(os.fsencode(part))
         if size > name_max:
-            raise invalid(f"the name {part[:40]!r}... is {size} bytes, more than the limit of {name_max}")
+            raise _invalid(file_path, f"the name {part[:40]!r}... is {size} bytes, more than the limit of {name_max}")
+
+
+def _resolved(root: Path, file_path: str, parts: list[str]) -> Path:
+    """The target with symlinks followed, refused when it loops, leaves ``root`` or is a directory."""
     try:
         target = root.joinpath(*parts).resolve()
     except (RuntimeError, OSError) as exc:  # RuntimeError up to 3.12, OSError(ELOOP) from 3.13
-        raise refuse(f"it cannot be resolved (symlink loop): {exc}") from None
+        raise _refused(file_path, f"it cannot be resolved (symlink loop): {exc}") from None
     if not target.is_relative_to(root) or target == root:
-        raise refuse("it leads outside the output directory (through a symlink)")
+        raise _refused(file_path, "it leads outside the output directory (through a symlink)")
     if target.is_dir():
-        raise refuse("it is a directory")
+        raise _refused(file_path, "it is a directory")
     return target

@@ -34,6 +34,8 @@ def drive(job: dict[str, Any], channel: Channel, records: list[dict[str, Any]]) 
         if gone.args:
             return {"status": "error", "reason": str(gone.args[0])}
         raise
+    if job.get("dispatch"):
+        through_dispatcher(job, first["schema"], channel, records)
     channel.send({"stop": True})
     done = channel.receive()
     if "error" in done:
@@ -95,6 +97,30 @@ def explore(strategy: Any, one_call: Callable[[dict], None], job: dict[str, Any]
     except ContractViolation as violation:
         return violation
     return None
+
+
+def through_dispatcher(
+    job: dict[str, Any], schema: dict[str, Any], channel: Channel, records: list[dict[str, Any]]
+) -> None:
+    """``fix --verify`` (issue 35): send the dispatch job's arguments (or ``cases`` drawn from
+    ``schema``, failing none) through the tool's process to the project's dispatcher, keeping each
+    answer as a ``{"dispatched": True, ...}`` record."""
+    arguments = job["dispatch"].get("arguments")
+    if arguments is None:
+        drawn: list[Any] = []
+
+        def draw(values: Any) -> None:  # hypothesis wraps a Python function, not a bound builtin
+            drawn.append(values)
+
+        explore(arguments_of(schema), draw, {**job, "examples": []})
+        arguments = list({json.dumps(a, sort_keys=True, default=repr): a for a in drawn}.values())
+    for sent in arguments:
+        channel.send({"dispatch": sent})
+        reply = channel.receive()
+        if "error" in reply:
+            raise ToolGone(reply["error"])
+        if not reply.get("rejected"):
+            records.append({"dispatched": True, "arguments": reply.get("arguments"), "answers": reply.get("answers")})
 
 
 def arguments_of(schema: dict[str, Any]) -> Any:

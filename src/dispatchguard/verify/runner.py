@@ -66,6 +66,9 @@ class VerifyOptions:
     factories: dict[str, str] = field(default_factory=dict)
     isolation: str = "auto"
     python: str | None = None
+    #: ``fix --verify`` (issue 35): tool label -> the project's dispatcher to call with the same
+    #: arguments after the tool's calls (the tool's process's ``job["dispatch"]``, see worker.py)
+    dispatch: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_settings(
@@ -110,6 +113,9 @@ class ToolReport:
     isolation: str = ""
     #: from the request for the tool's process to its first answer (forked, module imported, tool built)
     startup_seconds: float = 0.0
+    #: what the project's dispatcher answered for the tool (``VerifyOptions.dispatch``): one record
+    #: per arguments dict, ``{"arguments": ..., "answers": [...]}``
+    dispatched: tuple[dict[str, Any], ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -399,7 +405,9 @@ class ForkServer:
             theirs.close()
             os.close(status_w)
             os.close(stop_r)
-        return Channel(ours, STARTUP_SECONDS, self.options.timeout * 2 + ANSWER_GRACE), status_r, stop_w
+        repeat = max((int(d.get("repeat", 1)) for d in self.options.dispatch.values()), default=1)
+        each = self.options.timeout * (1 + max(1, repeat)) + ANSWER_GRACE  # a dispatch answer holds `repeat` calls
+        return Channel(ours, STARTUP_SECONDS, each), status_r, stop_w
 
     def close(self, *, gently: bool = True) -> None:
         """End the server and everything below it (``gently``: it ends by itself once its request
@@ -434,6 +442,7 @@ def _job(target: ToolTarget, options: VerifyOptions, home: Path, folder: Path, l
         "output_cap": options.output_cap,
         "examples": options.examples.get(target.label, []),
         "loopback": options.loopback,
+        "dispatch": options.dispatch.get(target.label),
         "home": str(home),
         "folder": str(folder),
         "namespaces": level == "namespaces",
@@ -527,7 +536,9 @@ def judge(
     """The report from the records of the calls (their raw values, judged here with this
     process's ``json.loads``), the driver's ``end`` (None: the tool's process ended without its
     verdict) and the keeper's status ``ended``."""
-    common: dict[str, Any] = {"calls": len(records), "cpu_seconds": cpu, "wall_seconds": wall, "isolation": level}
+    calls = [r for r in records if not r.get("dispatched")]
+    common: dict[str, Any] = {"calls": len(calls), "cpu_seconds": cpu, "wall_seconds": wall, "isolation": level,
+                              "dispatched": dispatched_records(records)}  # fmt: skip
     if end is None and "error" in ended:
         return ToolReport(target, "error", f"the tool's process could not be started: {ended['error']}", **common)
     if end is None:
@@ -539,7 +550,7 @@ def judge(
     if end["status"] in ("not_built", "error"):
         return ToolReport(target, end["status"], str(end.get("reason", "")), **common)
     failing = None
-    for record in records:
+    for record in calls:
         problem = call_problem(record, options)
         if problem is not None:
             failing = (problem, record.get("arguments"))
@@ -548,6 +559,11 @@ def judge(
     if end["status"] != "verified":
         return ToolReport(target, "error", "the driver saw a violation that none of the calls shows", **common)
     return ToolReport(target, "verified", **common)
+
+
+def dispatched_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The records of the calls through the project's dispatcher (``VerifyOptions.dispatch``)."""
+    return tuple(r for r in records if r.get("dispatched"))
 
 
 def _how(ended: dict[str, Any]) -> str:

@@ -277,6 +277,9 @@ def tool_side(job: dict[str, Any], channel: Channel, output: OutputCounter) -> N
     threads_before = threading.active_count()
     while True:
         request = channel.receive()
+        if "dispatch" in request:  # fix --verify: the same arguments through the project's dispatcher
+            channel.send(dispatch_call(job, request["dispatch"], model, output))
+            continue
         if "arguments" not in request:
             break
         arguments = _accepted(model, request["arguments"])
@@ -421,6 +424,67 @@ def _tool_process(job: dict[str, Any], folder: Path, sock: socket.socket) -> Non
         except BaseException:
             pass
     os._exit(0)  # threads the tool left are not joined
+
+
+# ---- the tool's process, issue 35 (``fix --verify``): the project's dispatcher called with the tool's name --
+#
+# ``job["dispatch"]`` names the project's dispatcher and the name it serves the tool under:
+# ``module``, ``function`` (a function, or the module-level instance whose ``method`` is called),
+# ``action`` (``[module, class, name field, args field]`` for ``f(Action(name=..., args=...))``),
+# ``name``, ``import_root``, ``repeat`` (calls per arguments) and ``arguments`` (the argument dicts
+# to send; None: ``cases`` drawn from the tool's schema, the same for the same schema). After its
+# calls of the tool, ``verify`` sends each arguments dict as ``{"dispatch": arguments}``; the tool's
+# process answers ``{"arguments": ..., "answers": [raw answer, ...]}`` (or ``{"rejected": True}``),
+# which ``verify`` keeps as a ``{"dispatched": True, ...}`` record (:func:`.driver.through_dispatcher`).
+
+
+def dispatch_call(job: dict[str, Any], values: Any, model: Any, output: OutputCounter) -> dict[str, Any]:
+    """In the tool's process: the project's dispatcher called ``repeat`` times with the tool's name
+    and ``values`` (as the tool's schema reads them), each answer's raw value."""
+    arguments = _accepted(model, values)
+    if arguments is None:
+        return {"rejected": True}
+    spec = job["dispatch"]
+    answers = []
+    for _ in range(int(spec.get("repeat", 1))):
+        output.taken()
+        answer: dict[str, Any] = {}
+        signal.setitimer(signal.ITIMER_REAL, job["timeout"])
+        try:
+            result = _dispatch(spec, arguments)
+        except CallTimeout:
+            answer["timeout"] = True
+        except Exception as exc:
+            answer["raised"] = f"{type(exc).__name__}: {_shown(str(exc))}"
+        else:
+            answer["type"] = "str" if isinstance(result, str) else type(result).__name__
+            answer["text" if isinstance(result, str) else "shown"] = (
+                str.__str__(result) if isinstance(result, str) else _shown(result)
+            )
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        answers.append(answer)
+    output.taken()
+    return {"arguments": arguments, "answers": answers}
+
+
+def _dispatch(spec: dict[str, Any], arguments: dict[str, Any]) -> Any:
+    """Call the dispatcher as the project's code calls it (an async one to its end)."""
+    import asyncio
+    import inspect
+
+    if spec.get("import_root") and spec["import_root"] not in sys.path:
+        sys.path.append(spec["import_root"])
+    dispatcher = _attribute(importlib.import_module(spec["module"]), spec["function"])
+    if spec.get("method"):
+        dispatcher = getattr(dispatcher, spec["method"])
+    action = spec.get("action")
+    if action:
+        made = _attribute(importlib.import_module(action[0]), action[1])
+        result = dispatcher(made(**{action[2]: spec["name"], action[3]: arguments}))
+    else:
+        result = dispatcher(spec["name"], arguments)
+    return asyncio.run(result) if inspect.iscoroutine(result) else result
 
 
 # ---- the judgment both sides share -----------------------------------------------------------

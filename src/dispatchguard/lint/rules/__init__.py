@@ -1,9 +1,8 @@
 """The rules, one module per code (Fixit's layout), found by their file name ``dgNNN_<name>.py``.
 
 Each rule module binds ``RULE``, a :class:`~dispatchguard.lint.rule.Rule`: its code, name and
-message, what it visits (``check_call`` for every call; ``check_tool_method`` for the
-``tool_methods`` of tool classes; ``check_tool_function`` for the functions the project makes
-tools of), its own exemptions, the fixer that fixes it and a few canonical examples. The cases
+message, the hooks it declares (:data:`~dispatchguard.lint.rule.HOOKS`), its own exemptions, the
+fixer that fixes it and a few canonical examples. The cases
 that pin its findings (line, column, message) live in ``tests/lint/cases/<CODE>.py``. Rules reach
 the project only through :class:`~dispatchguard.lint.rule.RuleContext`, the walk's narrow query API.
 
@@ -37,3 +36,10 @@ RULES: dict[str, Rule] = _load()
 
 #: The rules the walk runs (the others are the engine's, reported around the walk).
 WALK_RULES: dict[str, Rule] = {code: rule for code, rule in RULES.items() if rule.reporter == "walk"}
+
+
+def listed(*, preview: bool = False) -> dict[str, Rule]:
+    """The rules the documentation lists (the rule index, the README, docs/cli.md): those out of
+    preview; with ``preview``, every rule (``check --help`` marks the ones in preview). A rule in
+    preview enters the lists when it leaves preview, so adding one changes no other file."""
+    return {code: rule for code, rule in RULES.items() if preview or not rule.preview}

@@ -11,7 +11,6 @@ from dispatchguard.lint.rules.common import describe
 from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.rule import RuleContext
 
 RUN_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
@@ -22,11 +21,6 @@ def _is_self_like(node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         return node.id in ("self", "cls")
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
-
-
-def exempt(file: FileFacts) -> bool:
-    """Tests call tools directly on purpose."""
-    return file.is_test
 
 
 def _dispatcher(ctx: RuleContext) -> str:
@@ -73,7 +67,6 @@ RULE = Rule(
     summary="Tool called directly instead of through the dispatcher",
     message="direct tool call `{call}` bypasses the dispatcher: go through `{dispatcher}`",
     check_call=check_call,
-    exempt=exempt,
     fixer="dispatchguard.fix.dg101",
     fix_title="route the call through the project's dispatcher",
     valid=(

@@ -9,15 +9,8 @@ from dispatchguard.lint.rules.common import check_returns
 from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.rule import RuleContext
     from dispatchguard.lint.scopes import FunctionInfo
-
-
-def exempt(file: FileFacts) -> bool:
-    """Tests declare throw-away tool classes (mocks returning models or dicts) on purpose, as they
-    declare throw-away tool functions (DG104)."""
-    return file.is_test
 
 
 def check_tool_method(ctx: RuleContext, fn: FunctionInfo) -> None:
@@ -33,7 +26,6 @@ RULE = Rule(
     # the methods of a tool class whose return value reaches the model
     tool_methods=frozenset({"run", "_run", "arun", "_arun"}),
     check_tool_method=check_tool_method,
-    exempt=exempt,
     fixer="dispatchguard.fix.dg103",
     fix_title="make the returned value JSON text",
     valid=(

@@ -9,15 +9,8 @@ from dispatchguard.lint.rules.common import check_returns
 from dispatchguard.lint.rules.examples import snippet
 
 if TYPE_CHECKING:
-    from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.rule import RuleContext
     from dispatchguard.lint.scopes import FunctionInfo
-
-
-
-def exempt(file: FileFacts) -> bool:
-    """Tests declare throw-away tools (``return a + b``) to exercise agents."""
-    return file.is_test
 
 
 def check_tool_function(ctx: RuleContext, fn: FunctionInfo) -> None:
@@ -34,7 +27,6 @@ RULE = Rule(
         "`ensure_json_str(...)`"
     ),
     check_tool_function=check_tool_function,
-    exempt=exempt,
     fixer="dispatchguard.fix.dg104",
     fix_title="make the returned value JSON text",
     valid=(

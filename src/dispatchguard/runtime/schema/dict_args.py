@@ -55,19 +55,29 @@ def _message(tool: str, error: Any, schemas: Mapping[str, dict]) -> ArgsError:
     return ArgsError(f"tool {tool!r}: {prefix}{where}{what}", arg)
 
 
-def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | None = None) -> CompiledArgs:
-    """Compile an object schema's properties into a validator (see the module docstring)."""
-    where = f"tool {tool!r}"
-    if not isinstance(schema, Mapping):
-        raise SchemaError(f"{where}: the argument schema must be a JSON Schema object (dict)")
-    if schema.get("type", "object") != "object":
-        raise SchemaError(f"{where}: the argument schema must have type 'object'")
-    props = schema.get("properties", {})
-    if not isinstance(props, Mapping) or not all(isinstance(v, Mapping) for v in props.values()):
-        raise SchemaError(f"{where}: 'properties' must map names to schemas")
-    required = schema.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise SchemaError(f"{where}: 'required' must be an array of names")
+def _schema_map(props: Any) -> bool:
+    return isinstance(props, Mapping) and all(isinstance(v, Mapping) for v in props.values())
+
+
+def _name_list(required: Any) -> bool:
+    return isinstance(required, list) and all(isinstance(r, str) for r in required)
+
+
+#: What an argument schema must be, checked in order: (test, the error's wording).
+_SHAPE_CHECKS: tuple[tuple[Any, str], ...] = (
+    (lambda s: isinstance(s, Mapping), "the argument schema must be a JSON Schema object (dict)"),
+    (lambda s: s.get("type", "object") == "object", "the argument schema must have type 'object'"),
+    (lambda s: _schema_map(s.get("properties", {})), "'properties' must map names to schemas"),
+    (lambda s: _name_list(s.get("required", [])), "'required' must be an array of names"),
+)
+
+
+def _checked_shape(schema: Any, where: str) -> tuple[Mapping[str, Any], list[str]]:
+    """The schema's properties and required names, or :class:`SchemaError` saying what is wrong."""
+    for test, wording in _SHAPE_CHECKS:
+        if not test(schema):
+            raise SchemaError(f"{where}: {wording}")
+    props, required = schema.get("properties", {}), schema.get("required", [])
     missing = [r for r in required if r not in props]
     if missing:
         raise SchemaError(f"{where}: required argument(s) {missing} have no property schema")
@@ -75,24 +85,40 @@ def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | 
         json.dumps(schema, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"{where}: the argument schema is not JSON: {exc}") from None
+    return props, required
+
+
+def _optional_args(props: Mapping[str, Any], required: list[str], props_valid: Mapping[str, Any],
+                   where: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """The optional arguments' checked defaults, and those whose schema refuses ``null`` (for
+    them ``null`` means the default)."""
+    defaults: dict[str, Any] = {}
+    null_to_default: set[str] = set()
+    for name, sub in props.items():
+        if name in required:
+            continue
+        valid = props_valid[name]
+        if "default" in sub:
+            if not valid.is_valid(sub["default"]):
+                raise SchemaError(f"{where}, argument {name!r}: the default {sub['default']!r} does not match "
+                                  "its schema")
+            defaults[name] = copy.deepcopy(sub["default"])
+        if not valid.is_valid(None):
+            null_to_default.add(name)
+    return defaults, frozenset(null_to_default)
+
+
+def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | None = None) -> CompiledArgs:
+    """Compile an object schema's properties into a validator (see the module docstring)."""
+    where = f"tool {tool!r}"
+    props, required = _checked_shape(schema, where)
     root = {k: copy.deepcopy(v) for k, v in schema.items() if k in ("$defs", "definitions")}
     try:
         validator = _validator({**schema, "type": "object"})
         props_valid = {name: _validator({**root, **sub}) for name, sub in props.items()}
     except Exception as exc:
         raise SchemaError(f"{where}: invalid JSON Schema: {exc}") from None
-    defaults: dict[str, Any] = {}
-    null_to_default: set[str] = set()
-    for name, sub in props.items():
-        if name in required:
-            continue
-        if "default" in sub:
-            if not props_valid[name].is_valid(sub["default"]):
-                raise SchemaError(f"{where}, argument {name!r}: the default {sub['default']!r} does not match "
-                                  "its schema")
-            defaults[name] = copy.deepcopy(sub["default"])
-        if not props_valid[name].is_valid(None):
-            null_to_default.add(name)
+    defaults, null_to_default = _optional_args(props, required, props_valid, where)
     properties = {name: dict(sub) for name, sub in props.items()}
     for name, text in (doc_params or {}).items():
         if name in properties and "description" not in properties[name]:
@@ -100,8 +126,14 @@ def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | 
     tidy = tidy_schema({"type": "object", "properties": properties, "required": list(required),
                         "additionalProperties": False, **root})
     params = args_of(tidy)
-    names = frozenset(props)
     schemas = {p.name: p.schema for p in params}
+    validate = _args_validator(tool, validator, frozenset(props), defaults, null_to_default, schemas)
+    return CompiledArgs(tidy, strict_schema(params, tidy), params, validate)
+
+
+def _args_validator(tool: str, validator: Any, names: frozenset[str], defaults: dict[str, Any],
+                    null_to_default: frozenset[str], schemas: Mapping[str, dict]) -> Any:
+    """``validate(args, reject_unknown) -> dict``: our call rules, then jsonschema-rs."""
     mutable = {k for k, v in defaults.items() if not isinstance(v, _IMMUTABLE)}
 
     def validate(args: dict, reject_unknown: bool = False) -> dict:
@@ -120,14 +152,18 @@ def compile_json_schema(schema: Any, tool: str, doc_params: Mapping[str, str] | 
             out = to_jsonable(out)
             error = next(iter(validator.iter_errors(out)), None)
         if error is not None:
-            # jsonschema-rs reads a float JSON cannot carry as null: name it rather than "null"
-            path = non_finite_path(args)
-            if path is not None:
-                value: Any = args
-                for step in path:
-                    value = value[step]
-                raise non_finite_error(tool, path, value, schemas)
-            raise _message(tool, error, schemas)
+            raise _args_error(tool, args, error, schemas)
         return out
 
-    return CompiledArgs(tidy, strict_schema(params, tidy), params, validate)
+    return validate
+
+
+def _args_error(tool: str, args: dict, error: Any, schemas: Mapping[str, dict]) -> ArgsError:
+    # jsonschema-rs reads a float JSON cannot carry as null: name it rather than "null"
+    path = non_finite_path(args)
+    if path is None:
+        return _message(tool, error, schemas)
+    value: Any = args
+    for step in path:
+        value = value[step]
+    return non_finite_error(tool, path, value, schemas)

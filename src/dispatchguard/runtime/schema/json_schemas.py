@@ -13,17 +13,24 @@ _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
+_DEFS_KEYS = ("$defs", "definitions")
+#: Where a keyword holds subschemas: ``one`` (its value), ``list`` (its items), ``map`` (its values).
+_HOLDS = {**dict.fromkeys(_SUBSCHEMA, "one"), **dict.fromkeys(_SCHEMA_LISTS, "list"),
+          **dict.fromkeys(_SCHEMA_MAPS, "map")}
+
+
 def _walk(s: Any, visit: Any) -> Any:
     """Rebuild schema ``s`` bottom-up, calling ``visit(schema) -> schema`` on every subschema."""
     if not isinstance(s, dict):
         return s
     out = {}
-    for key, value in s.items():
-        if key in _SUBSCHEMA:
+    for key, value in s.items():  # a loop, not a helper: a level of nesting costs one frame
+        holds = _HOLDS.get(key)
+        if holds == "one":
             out[key] = _walk(value, visit)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif holds == "list" and isinstance(value, list):
             out[key] = [_walk(v, visit) for v in value]
-        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+        elif holds == "map" and isinstance(value, dict):
             out[key] = {k: _walk(v, visit) for k, v in value.items()}
         else:
             out[key] = value
@@ -32,44 +39,48 @@ def _walk(s: Any, visit: Any) -> Any:
 
 def _local_defs(schema: dict) -> dict:
     defs: dict = {}
-    for key in ("$defs", "definitions"):
+    for key in _DEFS_KEYS:
         value = schema.get(key)
         if isinstance(value, dict):
             defs.update({f"#/{key}/{name}": sub for name, sub in value.items()})
     return defs
 
 
+def _resolved_ref(s: dict, defs: dict, seen: tuple[str, ...]) -> tuple[dict, bool]:
+    """``s`` with its local ``$ref`` replaced by the (inlined) target; the flag says a recursive
+    ref was kept."""
+    ref = s.get("$ref")
+    if not isinstance(ref, str) or ref not in defs:
+        return s, False
+    if ref in seen:
+        return s, True
+    rest = {k: v for k, v in s.items() if k != "$ref"}
+    target, kept = _inline(defs[ref], defs, (*seen, ref))
+    return ({**target, **rest} if isinstance(target, dict) else s), kept
+
+
 def _inline(s: Any, defs: dict, seen: tuple[str, ...]) -> tuple[Any, bool]:
     """``s`` with local ``$ref``s replaced by their targets; the flag says a recursive ref was kept."""
     if not isinstance(s, dict):
         return s, False
-    kept = False
-    ref = s.get("$ref")
-    if isinstance(ref, str) and ref in defs:
-        if ref in seen:
-            return s, True
-        rest = {k: v for k, v in s.items() if k != "$ref"}
-        target, kept = _inline(defs[ref], defs, (*seen, ref))
-        s = {**target, **rest} if isinstance(target, dict) else s
-        if kept:
-            return s, True
+    s, kept = _resolved_ref(s, defs, seen)
+    if kept:
+        return s, True
     out = {}
     for key, value in s.items():
-        if key in ("$defs", "definitions"):
-            out[key] = value
-        elif key in _SUBSCHEMA:
-            out[key], k = _inline(value, defs, seen)
-            kept |= k
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            items = [_inline(v, defs, seen) for v in value]
-            out[key] = [v for v, _ in items]
-            kept |= any(k for _, k in items)
-        elif key in _SCHEMA_MAPS and isinstance(value, dict):
-            items2 = {name: _inline(v, defs, seen) for name, v in value.items()}
-            out[key] = {name: v for name, (v, _) in items2.items()}
-            kept |= any(k for _, k in items2.values())
+        # the definitions stay as they are: what is kept of them is decided by tidy_schema
+        holds = None if key in _DEFS_KEYS else _HOLDS.get(key)
+        if holds == "one":
+            out[key], here = _inline(value, defs, seen)
+        elif holds == "list" and isinstance(value, list):
+            pairs = [_inline(v, defs, seen) for v in value]
+            out[key], here = [v for v, _ in pairs], any(k for _, k in pairs)
+        elif holds == "map" and isinstance(value, dict):
+            named = {name: _inline(v, defs, seen) for name, v in value.items()}
+            out[key], here = {name: v for name, (v, _) in named.items()}, any(k for _, k in named.values())
         else:
-            out[key] = value
+            out[key], here = value, False
+        kept |= here
     return out, kept
 
 
@@ -178,46 +189,61 @@ def args_of(schema: dict) -> tuple[ArgInfo, ...]:
     return tuple(out)
 
 
-_BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"))
+#: The constraints a description names, in this order: (keyword, wording of its value).
+_CONSTRAINTS = (("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"),
+                ("exclusiveMaximum", "< {}"), ("multipleOf", "a multiple of {}"),
+                ("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
+                ("minItems", "at least {} items"), ("maxItems", "at most {} items"),
+                ("pattern", "matching {!r}"), ("format", "format {}"))
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _enum_words(s: dict) -> str:
+    shown = ", ".join(_json_text(v) for v in s["enum"][:12])
+    return f"one of {shown}" + (", ..." if len(s["enum"]) > 12 else "")
+
+
+def _has_list(key: str) -> Any:
+    return lambda s: isinstance(s.get(key), list)
+
+
+#: How a schema is described when it has one of these shapes, tried in order (the first wins).
+_SHAPES: tuple[tuple[Any, Any], ...] = (
+    (lambda s: "const" in s, lambda s: f"exactly {_json_text(s['const'])}"),
+    (_has_list("enum"), _enum_words),
+    (_has_list("anyOf"), lambda s: " or ".join(describe(b) for b in s["anyOf"])),
+    (_has_list("oneOf"), lambda s: " or ".join(describe(b) for b in s["oneOf"])),
+    (lambda s: "$ref" in s, lambda s: f"a {str(s['$ref']).rsplit('/', 1)[-1]} object"),
+    (_has_list("type"), lambda s: " or ".join(describe({**s, "type": x}) for x in s["type"])),
+)
+
+
+def _array_words(s: dict) -> str:
+    return f"array of {describe(s.get('items'))}" if s.get("items") else "array"
+
+
+def _object_words(s: dict) -> str:
+    props = s.get("properties")
+    return f"object with {', '.join(props)}" if isinstance(props, dict) and props else "object"
+
+
+#: The words for a ``type`` other than its plain name, by type.
+_TYPE_WORDS = {"array": _array_words, "object": _object_words}
 
 
 def describe(s: Any) -> str:
     """A short English description of a schema for the prompt: ``integer (>= 0)``, ``one of "a", "b"``."""
     if not isinstance(s, dict) or not s:
         return "any JSON value"
-    if "const" in s:
-        return f"exactly {json.dumps(s['const'], ensure_ascii=False)}"
-    if isinstance(s.get("enum"), list):
-        shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in s["enum"][:12])
-        return f"one of {shown}" + (", ..." if len(s["enum"]) > 12 else "")
-    for combo in ("anyOf", "oneOf"):
-        if isinstance(s.get(combo), list):
-            return " or ".join(describe(b) for b in s[combo])
-    if "$ref" in s:
-        return f"a {str(s['$ref']).rsplit('/', 1)[-1]} object"
+    shaped = next((words for test, words in _SHAPES if test(s)), None)
+    if shaped is not None:
+        return shaped(s)
     t = s.get("type")
-    if isinstance(t, list):
-        return " or ".join(describe({**s, "type": x}) for x in t)
-    if t == "array":
-        text = f"array of {describe(s.get('items'))}" if s.get("items") else "array"
-    elif t == "object":
-        props = s.get("properties")
-        text = f"object with {', '.join(props)}" if isinstance(props, dict) and props else "object"
-    elif t == "null":
-        return "null"
-    elif isinstance(t, str):
-        text = t
-    else:
-        return "any JSON value"
-    parts = [f"{op} {s[key]}" for key, op in _BOUNDS if key in s]
-    if "multipleOf" in s:
-        parts.append(f"a multiple of {s['multipleOf']}")
-    for key, word in (("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
-                      ("minItems", "at least {} items"), ("maxItems", "at most {} items")):
-        if key in s:
-            parts.append(word.format(s[key]))
-    if "pattern" in s:
-        parts.append(f"matching {s['pattern']!r}")
-    if "format" in s:
-        parts.append(f"format {s['format']}")
+    if t == "null" or not isinstance(t, str):
+        return "null" if t == "null" else "any JSON value"
+    text = _TYPE_WORDS[t](s) if t in _TYPE_WORDS else t
+    parts = [word.format(s[key]) for key, word in _CONSTRAINTS if key in s]
     return text + (f" ({', '.join(parts)})" if parts else "")

@@ -40,8 +40,10 @@ def is_pydantic_model(obj: Any) -> bool:
     return isinstance(obj, type) and issubclass(obj, BaseModel)
 
 
-def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[dict], dict], dict, Mapping]:
-    """A validator returning the fields as a dict, the field schemas, and the core definitions."""
+def _fields_validator(core: dict, excluded: frozenset[str],
+                      names: tuple[str, ...]) -> tuple[Callable[[dict], dict], dict, Mapping]:
+    """A validator returning the fields (the model's field ``names``) as a dict, the field schemas,
+    and the core definitions."""
     defs: dict[str, Any] = {}
     root = core
     if core.get("type") == "definitions":
@@ -62,13 +64,42 @@ def _fields_validator(core: dict, excluded: frozenset[str]) -> tuple[Callable[[d
         return SchemaValidator(schema, config).validate_python, fields, defs
     # A model with model validators (or another wrapper): validate whole, then read the fields.
     whole = SchemaValidator(core, config).validate_python
-    names = list(root.get("schema", {}).get("schema", {}).get("fields", {}))
+    kept = [k for k in names if k not in excluded]
 
     def validate_model(args: dict) -> dict:
         obj = whole(args)
-        return {k: getattr(obj, k) for k in names if k not in excluded}
+        return {k: getattr(obj, k) for k in kept}
 
     return validate_model, {}, defs
+
+
+def _injected_fields(model: type[BaseModel], injected: tuple[InjectedParam, ...]) -> tuple[InjectedParam, ...]:
+    """``injected`` and the model's fields marked as injected (``InjectedArg``, LangChain's markers)."""
+    found = list(injected)
+    for name, fi in model.model_fields.items():
+        kind = injection_kind(fi.metadata)
+        if kind is not None and all(p.name != name for p in found):
+            found.append(InjectedParam(name, kind[1] or ("tool_call_id" if kind[0] == "call_id" else name),
+                                       fi.is_required(), kind[0] == "call_id"))
+    return tuple(found)
+
+
+def _model_facing_schema(json_schema: dict, excluded: frozenset[str], doc_params: Mapping[str, str]) -> dict:
+    """The model's JSON Schema as the model sees it: injected fields left out, descriptions from
+    the docstring where the field has none, no other arguments."""
+    ref = json_schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and "properties" not in json_schema:
+        # a recursive model is exported as a reference to itself
+        json_schema = {**json_schema["$defs"][ref.rsplit("/", 1)[-1]], "$defs": json_schema["$defs"]}
+    props = {name: sub for name, sub in (json_schema.get("properties") or {}).items() if name not in excluded}
+    for name, text in doc_params.items():
+        if name in props and "description" not in props[name]:
+            props[name]["description"] = text
+    json_schema["required"] = [r for r in json_schema.get("required", []) if r not in excluded]
+    json_schema["properties"] = props
+    json_schema["additionalProperties"] = False
+    json_schema.pop("description", None)
+    return tidy_schema(json_schema)
 
 
 def compile_model(model: type[BaseModel], tool: str, doc_params: Mapping[str, str] | None = None,
@@ -77,44 +108,24 @@ def compile_model(model: type[BaseModel], tool: str, doc_params: Mapping[str, st
     try:
         if not model.__pydantic_complete__:
             model.model_rebuild()
-        fields_info = dict(model.model_fields)
-        found = list(injected)
-        for name, fi in fields_info.items():
-            kind = injection_kind(fi.metadata)
-            if kind is not None and all(p.name != name for p in found):
-                found.append(InjectedParam(name, kind[1] or ("tool_call_id" if kind[0] == "call_id" else name),
-                                           fi.is_required(), kind[0] == "call_id"))
+        found = _injected_fields(model, injected)
         excluded = frozenset(p.name for p in found)
         core = strict_core_schema(model.__pydantic_core_schema__)
-        validate_fields, field_schemas, defs = _fields_validator(core, excluded)
+        validate_fields, field_schemas, defs = _fields_validator(core, excluded, tuple(model.model_fields))
         json_schema = model.model_json_schema()
     except Exception as exc:  # pydantic raises many kinds at schema build time
         raise SchemaError(f"tool {tool!r}: cannot compile the arguments of {model.__name__}: {exc}") from None
-    ref = json_schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and "properties" not in json_schema:
-        # a recursive model is exported as a reference to itself
-        json_schema = {**json_schema["$defs"][ref.rsplit("/", 1)[-1]], "$defs": json_schema["$defs"]}
-    props = json_schema.get("properties") or {}
-    for name in excluded:
-        props.pop(name, None)
-    json_schema["required"] = [r for r in json_schema.get("required", []) if r not in excluded]
-    for name, text in (doc_params or {}).items():
-        if name in props and "description" not in props[name]:
-            props[name]["description"] = text
-    json_schema["properties"] = props
-    json_schema["additionalProperties"] = False
-    json_schema.pop("description", None)
-    tidy = tidy_schema(json_schema)
+    tidy = _model_facing_schema(json_schema, excluded, doc_params or {})
     params = args_of(tidy)
     null_to_default = frozenset(
         name for name, f in field_schemas.items()
         if f["schema"].get("type") == "default" and not accepts_null(f["schema"]["schema"], defs)
     )
-    names = frozenset(p.name for p in params) | {
-        fi.alias for n, fi in fields_info.items() if fi.alias and n not in excluded}
+    aliases = {fi.alias for n, fi in model.model_fields.items() if fi.alias and n not in excluded}
+    names = frozenset(p.name for p in params) | aliases
     schemas = {p.name: p.schema for p in params}
     validate = _validator(tool, validate_fields, names, null_to_default, schemas)
-    return CompiledArgs(tidy, strict_schema(params, tidy), params, validate, tuple(found))
+    return CompiledArgs(tidy, strict_schema(params, tidy), params, validate, found)
 
 
 def _validator(tool: str, validate_fields: Callable[[dict], dict], names: frozenset[str],
@@ -170,6 +181,39 @@ def _params_of(func: Callable[..., Any], tool: str) -> list[inspect.Parameter]:
         raise SchemaError(f"tool {tool!r}: cannot read the signature of {func!r}: {exc}") from None
 
 
+def _parameter(p: inspect.Parameter, hints: Mapping[str, Any], func: Callable[..., Any], tool: str,
+               doc_params: Mapping[str, str]) -> tuple[Any, Any] | InjectedParam:
+    """A parameter as a model field ``(annotation, FieldInfo or default)``, or as an injected one."""
+    where = f"tool {tool!r}, parameter {p.name!r}"
+    if p.kind is p.POSITIONAL_ONLY:
+        raise SchemaError(f"{where}: positional-only parameters cannot be passed by name")
+    if p.name.startswith("_"):
+        raise SchemaError(f"{where}: names starting with '_' cannot be tool arguments")
+    ann = hints.get(p.name, p.annotation)
+    if isinstance(ann, str):
+        ann = _resolve_annotation(ann, func, where)
+    kind = annotation_injection(ann)
+    if kind is not None:
+        key = kind[1] or ("tool_call_id" if kind[0] == "call_id" else p.name)
+        return InjectedParam(p.name, key, p.default is p.empty, kind[0] == "call_id")
+    if ann is p.empty or ann is Any or ann is object:
+        ann = JsonValue
+    desc = doc_params.get(p.name) or _annotated_text(ann)
+    return ann, _field(p.default, p.empty, ann, desc, where)
+
+
+def _field(default: Any, empty: Any, ann: Any, desc: str | None, where: str) -> Any:
+    """The field of a parameter with ``default`` (``empty``: none), described by ``desc``."""
+    described = {"description": desc} if desc else {}
+    if isinstance(default, FieldInfo):
+        return FieldInfo.merge_field_infos(default, description=desc) if desc and not default.description else default
+    if default is empty:
+        return Field(**described)
+    if default is not None:
+        default = _checked_default(ann, default, where)
+    return Field(default, **described)
+
+
 def compile_signature(func: Callable[..., Any], tool: str,
                       doc_params: Mapping[str, str] | None = None) -> CompiledArgs:
     """Compile a function's parameters (``*args``/``**kwargs`` ignored; unannotated means any JSON)."""
@@ -177,40 +221,15 @@ def compile_signature(func: Callable[..., Any], tool: str,
         hints = typing.get_type_hints(func, include_extras=True)
     except Exception:
         hints = {}
-    doc_params = doc_params or {}
     fields: dict[str, Any] = {}
     injected: list[InjectedParam] = []
     for p in _params_of(func, tool):
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        where = f"tool {tool!r}, parameter {p.name!r}"
-        if p.kind is p.POSITIONAL_ONLY:
-            raise SchemaError(f"{where}: positional-only parameters cannot be passed by name")
-        if p.name.startswith("_"):
-            raise SchemaError(f"{where}: names starting with '_' cannot be tool arguments")
-        ann = hints.get(p.name, p.annotation)
-        if isinstance(ann, str):
-            ann = _resolve_annotation(ann, func, where)
-        kind = annotation_injection(ann)
-        if kind is not None:
-            key = kind[1] or ("tool_call_id" if kind[0] == "call_id" else p.name)
-            injected.append(InjectedParam(p.name, key, p.default is p.empty, kind[0] == "call_id"))
-            continue
-        if ann is p.empty or ann is Any or ann is object:
-            ann = JsonValue
-        desc = doc_params.get(p.name) or _annotated_text(ann)
-        described = {"description": desc} if desc else {}
-        default = p.default
-        if isinstance(default, FieldInfo):
-            if desc and not default.description:
-                default = FieldInfo.merge_field_infos(default, description=desc)
-            fields[p.name] = (ann, default)
-        elif default is p.empty:
-            fields[p.name] = (ann, Field(**described))
-        else:
-            if default is not None:
-                default = _checked_default(ann, default, where)
-            fields[p.name] = (ann, Field(default, **described))
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            got = _parameter(p, hints, func, tool, doc_params or {})
+            if isinstance(got, InjectedParam):
+                injected.append(got)
+            else:
+                fields[p.name] = got
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # field names shadowing BaseModel attributes are fine here

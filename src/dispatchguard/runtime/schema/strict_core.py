@@ -24,7 +24,7 @@ _ARRAY_ENCODED = frozenset({"tuple", "set", "frozenset"})
 _STRICT: dict[str, Any] = {"strict": True}
 CORE_WORDS = {"int": "integer", "float": "number", "str": "string", "bool": "boolean", "none": "null",
                "list": "array", "tuple": "array", "set": "array", "dict": "object", "model": "object",
-               "typed-dict": "object", "dataclass": "object", "datetime": "date-time string",
+               "typed-dict": "object", "model-fields": "object", "dataclass": "object", "datetime": "date-time string",
                "date": "date string", "time": "time string", "uuid": "UUID string", "any": "any value"}
 def _value_guard(values: list[Any]) -> dict | None:
     """A strict core schema admitting exactly the JSON types of ``values`` (None: not all JSON)."""
@@ -92,6 +92,8 @@ def _words(node: Any) -> str:
         return inner if t == "default" else f"{inner} or null"
     if t == "chain":
         return _words(node["steps"][-1])
+    if t in ("function-after", "function-before", "function-wrap"):  # a validator: what it wraps
+        return _words(node.get("schema"))
     if t == "union":
         return " or ".join(_words(c[0] if isinstance(c, tuple) else c) for c in node["choices"])
     return CORE_WORDS.get(t, str(t))
@@ -106,7 +108,7 @@ def strict_core_schema(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {}
-    for k, v in node.items():
+    for k, v in node.items():  # a loop, not a helper: a level of nesting costs one frame
         if k in _OPAQUE:
             out[k] = v
         elif k == "fields" and isinstance(v, dict):  # field name -> field schema (a name may be "type")
@@ -114,28 +116,79 @@ def strict_core_schema(node: Any) -> Any:
         else:
             out[k] = strict_core_schema(v)
     t = out.get("type")
-    if not isinstance(t, str):
+    rewrite = _REWRITES.get(t) if isinstance(t, str) else None
+    return out if rewrite is None else rewrite(out)
+
+
+# The rewrites, by core-schema type, of a node whose children are strict already.
+
+
+def _strict_model(node: dict) -> dict:
+    """A model validated by our strict schema, never by its own (lax) validator: its fields, behind
+    its before-validators if it has any, or a root model's root."""
+    if node.get("root_model"):
+        return _root_model(node)
+    befores, inner = [], node["schema"]
+    while inner.get("type") == "function-before":  # model_validator(mode="before"), innermost last
+        befores.append(inner)
+        inner = inner["schema"]
+    if inner.get("type") != "model-fields":
+        return node
+    out = _model_from_fields({**node, "schema": inner})
+    if not befores:
         return out
-    if t == "model" and not out.get("root_model") and out["schema"].get("type") == "model-fields":
-        return _model_from_fields(out)
-    elif t == "enum":
-        sub = {"str": "str", "int": "int", "float": "float"}.get(out.get("sub_type", ""))
-        guard = {"type": sub, **_STRICT} if sub else _value_guard([m.value for m in out["members"]])
-        if guard is not None:
-            return _guarded(out, guard)
-    elif t == "literal":
-        return _typed_literal(out)
-    elif t in _ARRAY_ENCODED:
-        return _guarded(out, {"type": "list", **_STRICT})
-    elif t in _STRING_ONLY:
-        return _guarded(out, {"type": "str", **_STRICT})
-    elif t in _STRING_OR_NUMBER:
-        return _guarded(out, {"type": "union", "choices": [
-            {"type": "str", **_STRICT}, {"type": "int", **_STRICT}, {"type": "float", **_STRICT}]})
-    elif t == "union" and "custom_error_type" not in out:
-        out["custom_error_type"] = "union_mismatch"
-        out["custom_error_message"] = f"expected {_words(out)}"
+    ref = out.pop("ref", None)
+    for wrapper in reversed(befores):
+        out = {**wrapper, "schema": out}
+    if ref is not None:
+        out["ref"] = ref
     return out
+
+
+def _root_model(node: dict) -> dict:
+    """A root model: its root validated (strictly, as rewritten), then the model built around it."""
+    out: dict = {"type": "function-after", "function": {"type": "no-info", "function": node["cls"].model_construct},
+                 "schema": node["schema"]}
+    if "ref" in node:
+        out["ref"] = node["ref"]
+    return out
+
+
+_ENUM_SUB_TYPES = {"str": "str", "int": "int", "float": "float"}
+
+
+def _strict_enum(node: dict) -> dict:
+    sub = _ENUM_SUB_TYPES.get(node.get("sub_type", ""))
+    guard = {"type": sub, **_STRICT} if sub else _value_guard([m.value for m in node["members"]])
+    return node if guard is None else _guarded(node, guard)
+
+
+def _behind(*types: str) -> Any:
+    """The rewrite putting a node behind a strict guard on the JSON ``types`` (a fresh guard each)."""
+
+    def rewrite(node: dict) -> dict:
+        choices = [{"type": t, **_STRICT} for t in types]
+        return _guarded(node, choices[0] if len(choices) == 1 else {"type": "union", "choices": choices})
+
+    return rewrite
+
+
+def _one_union_error(node: dict) -> dict:
+    if "custom_error_type" not in node:
+        node["custom_error_type"] = "union_mismatch"
+        node["custom_error_message"] = f"expected {_words(node)}"
+    return node
+
+
+_REWRITES: dict[str, Any] = {
+    "model": _strict_model,
+    "enum": _strict_enum,
+    "literal": _typed_literal,
+    "union": _one_union_error,
+    **{t: _behind("list") for t in _ARRAY_ENCODED},
+    **{t: _behind("str") for t in _STRING_ONLY},
+    **{t: _behind("str", "int", "float") for t in _STRING_OR_NUMBER},
+}
 
 
 MODEL_MARK = "dispatchguard_model"
