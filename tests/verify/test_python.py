@@ -88,3 +88,27 @@ def test_a_python_that_does_not_exist_is_exit_2(tmp_path: Path) -> None:
     done = _verify(_project(tmp_path / "project"), "--python", str(tmp_path / "nowhere"))
     assert done.returncode == 2
     assert "does not exist" in done.stderr
+
+
+def test_the_verify_tables_python_key_names_the_interpreter(tmp_path: Path, bare_environment: Path) -> None:
+    """``python`` under ``[tool.dispatchguard.verify]``, relative to the configuration's folder,
+    runs the tools; it comes before a ``.venv`` at the root."""
+    root = _project(tmp_path / "project")
+    (tmp_path / "elsewhere").symlink_to(bare_environment, target_is_directory=True)
+    (root / ".venv").mkdir()  # not an environment: found, it would fail the run
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + 'python = "../elsewhere"\n', encoding="utf-8")
+    done = _verify(root)
+    reports = {r["tool"]: r for r in json.loads(done.stdout)}
+    assert reports["tools.where"]["detail"] == f"raised RuntimeError: '{tmp_path / 'elsewhere'} []'", done.stderr
+    assert f"Tools run by {tmp_path / 'elsewhere'}/bin/python." in done.stderr
+
+
+def test_a_verify_python_that_names_no_environment_is_exit_2(tmp_path: Path) -> None:
+    root = _project(tmp_path / "project")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + 'python = "nowhere"\n', encoding="utf-8")
+    done = _verify(root)
+    assert done.returncode == 2, done.stderr
+    assert "[tool.dispatchguard.verify]: key 'python': python = " in done.stderr, done.stderr
+    assert f"{root / 'nowhere'} does not exist" in done.stderr, done.stderr

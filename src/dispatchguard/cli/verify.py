@@ -1,7 +1,7 @@
 """Run the project's tools and check that every call answers JSON text.
 
 Tools are found through the checker's project index (tool classes, tool functions, tools built at
-module level), each built and called in a worker process of its own with arguments generated from
+module level), each built and called in a fresh fork of the run's fork server with arguments generated from
 its argument schema (hypothesis, fixed seed), the network sealed, HOME and TMPDIR redirected and
 the environment's secrets left out. Exit status: 0 every tool that could be built kept the
 contract, 1 a tool broke it (or hung, or crashed), 2 usage or configuration error. Defaults come
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--isolation",
         choices=("auto", "namespaces", "seal"),
         default="auto",
-        help="namespaces: each worker in a bubblewrap sandbox (an error where the OS offers none); seal: a plain "
+        help="namespaces: the tools in a bubblewrap sandbox (an error where the OS offers none); seal: a plain "
         "process with the network sealed in Python; auto (default): namespaces where available, else seal",
     )
 
@@ -160,5 +160,6 @@ def _as_json(report: Any) -> dict[str, Any]:
         "threads_left": report.threads_left,
         "cpu_seconds": round(report.cpu_seconds, 3),
         "wall_seconds": round(report.wall_seconds, 3),
+        "startup_seconds": round(report.startup_seconds, 3),
         "isolation": report.isolation,
     }

@@ -138,6 +138,9 @@ class VerifyConfig:
     exclude: tuple[str, ...] = ()
     examples: tuple[tuple[str, tuple[dict, ...]], ...] = ()
     factories: tuple[tuple[str, str], ...] = ()
+    #: the interpreter (or environment folder) that runs the tools, made absolute against the
+    #: configuration's folder; None: the ``python`` setting of ``[tool.dispatchguard]`` or the one found
+    python: str | bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -407,7 +410,7 @@ def _from_table(table: dict, file: Path, root: Path) -> LintConfig:
         if key == "coverage":
             values["coverage"] = _coverage(value, f"{file}: [tool.dispatchguard.{raw_key}]")
         elif key == "verify":
-            values["verify"] = _verify(value, f"{file}: [tool.dispatchguard.{raw_key}]")
+            values["verify"] = _verify(value, f"{file}: [tool.dispatchguard.{raw_key}]", file.parent)
         elif key not in KNOWN_KEYS:
             known = ", ".join(sorted(KNOWN_KEYS | {f"[{t}]" for t in SUBTABLES}))
             raise ConfigError(f"{where}: unknown key (known keys: {known})")
@@ -515,8 +518,9 @@ def _subtable(value: object, where: str, readers: dict[str, Callable[[object, st
     return values
 
 
-def _verify(value: object, where: str) -> VerifyConfig:
-    return VerifyConfig(**_subtable(value, where, _VERIFY_READERS))  # type: ignore[arg-type]
+def _verify(value: object, where: str, base: Path) -> VerifyConfig:
+    readers = {**_VERIFY_READERS, "python": lambda item, at: _python(item, at, base)}
+    return VerifyConfig(**_subtable(value, where, readers))  # type: ignore[arg-type]
 
 
 def _coverage(value: object, where: str) -> CoverageConfig:

@@ -40,18 +40,48 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     root = str(config.rootpath)
     lint_config = load_config([root])  # read once: every item runs with its verify settings
     options = VerifyOptions.from_settings(lint_config.verify)
-    for target in verify_targets([root], lint_config):
+    targets = verify_targets([root], lint_config)
+    server = SharedServer(options, targets)
+    config.add_cleanup(server.close)
+    for target in targets:
         name = f"dispatchguard-verify[{target.label}]"
-        items.append(ToolItem.from_parent(session, name=name, target=target, options=options))
+        items.append(ToolItem.from_parent(session, name=name, target=target, options=options, server=server))
+
+
+class SharedServer:
+    """The fork server of this pytest process (under pytest-xdist, of this worker), started by the
+    first item that runs, ended at the end of the session: the project's frameworks are imported
+    once per process, not once per tool."""
+
+    def __init__(self, options: Any, targets: list[Any]) -> None:
+        self.options = options
+        self.targets = targets
+        self.server: Any = None
+
+    def get(self) -> Any:
+        """The running server (started now if it is not yet)."""
+        if self.server is None:
+            from dispatchguard.verify.runner import ForkServer, import_roots, preload_of, resolve_isolation
+
+            level = resolve_isolation(self.options.isolation)
+            self.server = ForkServer(self.options, level, preload_of(self.targets), import_roots(self.targets))
+        return self.server
+
+    def close(self) -> None:
+        """End the server (if one was started) and everything below it."""
+        if self.server is not None:
+            self.server.close()
+            self.server = None
 
 
 class ToolItem(pytest.Item):
     """One tool, verified in its worker when the item runs."""
 
-    def __init__(self, *, target: Any, options: Any, **kwargs: Any) -> None:
+    def __init__(self, *, target: Any, options: Any, server: SharedServer, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target = target
         self.options = options
+        self.server = server
 
     def runtest(self) -> None:
         """Verify the tool with the rootdir's ``[tool.dispatchguard.verify]`` settings: skip it
@@ -59,7 +89,7 @@ class ToolItem(pytest.Item):
         or hangs."""
         from dispatchguard.verify.runner import verify_tool
 
-        report = verify_tool(self.target, self.options)
+        report = verify_tool(self.target, self.options, server=self.server.get())
         if report.status == "not_built":
             pytest.skip(f"not built: {report.detail}")
         if report.failed:

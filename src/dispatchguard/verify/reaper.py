@@ -1,13 +1,13 @@
-"""The first process of every worker: ``python -m dispatchguard.verify.reaper ALIVE COMMAND ...``.
+"""The first process of a run's fork server: ``python -m dispatchguard.verify.reaper ALIVE COMMAND ...``.
 
-It runs ``COMMAND`` (the worker, or bubblewrap starting it) as its child and, on Linux, is the
+It runs ``COMMAND`` (the fork server, or bubblewrap starting it) as its child and, on Linux, is the
 *subreaper* of everything below it (``PR_SET_CHILD_SUBREAPER``): a process the tool starts is
 reparented to it when its parent ends, however it detached (``setsid``, a double fork). When the
 command ends, or on SIGTERM or SIGINT, it kills every process left below it and waits for each,
 then exits with the command's status (``128 + N`` when a signal N ended it). It alone holds the
 descriptor ``ALIVE`` (the write end of a pipe, closed in the command): the runner sees the pipe's
-end when this process has ended, and then nothing the tool started is left running. Standard library only; it
-imports nothing of the project.
+end when this process has ended, and then nothing the server or a tool started is left running.
+Standard library only; it imports nothing of the project.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The OS sandbox of a worker: Linux namespaces through bubblewrap (``bwrap``, from the
+"""The OS sandbox of a run's fork server: Linux namespaces through bubblewrap (``bwrap``, from the
 distribution: Debian's and Fedora's ``bubblewrap`` package).
 
-A worker started by :func:`command` runs in new user, PID, mount, network, IPC, UTS and cgroup
+A server started by :func:`command` runs in new user, PID, mount, network, IPC, UTS and cgroup
 namespaces: it sees its own processes only (a ``/proc`` of its own), has no network interface
 but its own loopback (no route out, no DNS, nothing of the host's loopback) unless loopback is
 allowed, holds no capabilities, sees the file system read-only except its own folder (HOME and

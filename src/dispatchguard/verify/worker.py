@@ -1,16 +1,15 @@
-"""One tool, run in two processes: ``python -m dispatchguard.verify.worker JOB.json FD``.
-
-The job (written by :mod:`.runner`) names the tool and the limits. The worker never imports the
-project: it forks the *tool's process* (:func:`tool_side`), which closes ``FD``, seals the network
-(:func:`seal_network`), points its standard output and error at a file whose bytes are counted
-after each call, imports the project, builds the tool and sends the JSON Schema of its arguments
-over a socket. The worker (:func:`drive`) draws arguments from that schema with hypothesis (fixed
-seed, configured examples first, a failing call shrunk to the smallest arguments that still
-break the contract), sends them one call at a time and gets back each call's raw value (its
-type, the text when it is ``str``, or the exception, the timeout, the bytes printed), which it
-relays on the inherited pipe ``FD`` with a closing line; the runner judges the contract from
-those raw values. Each call is given ``timeout`` seconds (an interval timer in the tool's
-process: a call stuck in C code that ignores signals is left to the runner's wall-clock limit).
+"""The project's side of ``dispatchguard verify``, standard library only: the fork server
+(``python -m dispatchguard.verify.worker --serve FD SPEC.json``) runs under the project's
+interpreter, imports the project's frameworks once (:func:`serve`) and forks a *keeper* per tool
+(:func:`keep`), which makes the tool's own namespaces (or, under the seal, becomes the subreaper
+of what the tool starts) and forks the *tool's process*: its standard output and error go to a
+file whose bytes are counted after each call, it imports the project, builds the tool and sends
+the JSON Schema of its arguments over its socket (:func:`tool_side`), then answers each call
+``verify`` sends with the call's raw value (its type, the text when it is ``str``, or the
+exception, the timeout, the bytes printed). ``verify`` (:mod:`.driver`, :mod:`.runner`) draws
+the arguments and judges those raw values with its own ``json.loads``. Each call is given
+``timeout`` seconds (an interval timer in the tool's process; a call stuck in C code that
+ignores signals is killed when ``verify``'s wait for its answer runs out).
 """
 
 from __future__ import annotations
@@ -201,32 +200,27 @@ def _shown(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
-class Records:
-    """The pipe to the runner: one JSON line per record, written whole (the runner reads as it comes)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        os.set_inheritable(fd, False)  # not handed to the programs a tool starts
-
-    def send(self, record: dict[str, Any]) -> None:
-        """Write ``record`` as one line."""
-        data = (_dumps(record, default=repr) + "\n").encode("utf-8", "surrogatepass")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view) :]
-
-
 class ToolGone(BaseException):
     """The tool's process ended (or broke the conversation) in the middle of the run (a
     BaseException: hypothesis must not shrink it as a failure of the tool)."""
 
 
-class Channel:
-    """JSON lines over a socket between the worker and the tool's process."""
+class ToolHung(ToolGone):
+    """The tool's process gave no answer within ``seconds``."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    seconds: float | None = None
+
+
+class Channel:
+    """JSON lines over a socket between ``verify`` and the tool's process; on ``verify``'s side,
+    ``first`` seconds for the first answer (the project imported, the tool built) and ``each``
+    for every other, ToolHung beyond them."""
+
+    def __init__(self, sock: socket.socket, first: float | None = None, each: float | None = None) -> None:
         self.sock = sock
         self.lines = sock.makefile("rb")
+        self.limits = [first, each]
+        self.first_answer: float | None = None  #: when the first answer came (time.monotonic)
 
     def send(self, message: dict[str, Any]) -> None:
         """Write ``message`` as one line; ToolGone when the other side is gone."""
@@ -237,13 +231,24 @@ class Channel:
 
     def receive(self) -> dict[str, Any]:
         """The next message; ToolGone at the end or on a line that is not a JSON object."""
+        limit = self.limits[0]
+        self.limits[0] = self.limits[1]
         try:
+            self.sock.settimeout(limit)
             line = self.lines.readline()
             message = _loads(line) if line else None
+        except TimeoutError as exc:
+            hung = ToolHung()
+            hung.seconds = limit
+            raise hung from exc
         except (OSError, ValueError) as exc:
             raise ToolGone from exc
         if not isinstance(message, dict):
             raise ToolGone
+        if self.first_answer is None:
+            import time
+
+            self.first_answer = time.monotonic()
         return message
 
 
@@ -403,12 +408,12 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise CallTimeout
 
 
-def _tool_process(job: dict[str, Any], job_path: Path, sock: socket.socket) -> None:
-    """The forked process that imports the project: sealed, its output counted; never returns."""
+def _tool_process(job: dict[str, Any], folder: Path, sock: socket.socket) -> None:
+    """The process that imports the project (the network sealed by the server it was forked
+    from), its output counted; never returns."""
     channel = Channel(sock)
     try:
-        output = OutputCounter(job_path.with_name("output"))
-        seal_network(job.get("loopback", False))
+        output = OutputCounter(folder / "output")
         signal.signal(signal.SIGALRM, _on_alarm)
         tool_side(job, channel, output)
     except ToolGone:
@@ -428,9 +433,9 @@ def _tool_process(job: dict[str, Any], job_path: Path, sock: socket.socket) -> N
 # ``action`` (``[module, class, name field, args field]`` for ``f(Action(name=..., args=...))``),
 # ``name``, ``import_root``, ``repeat`` (calls per arguments) and ``arguments`` (the argument dicts
 # to send; None: ``cases`` drawn from the tool's schema, the same for the same schema). After its
-# calls of the tool, the worker sends each arguments dict as ``{"dispatch": arguments}``; the tool's
+# calls of the tool, ``verify`` sends each arguments dict as ``{"dispatch": arguments}``; the tool's
 # process answers ``{"arguments": ..., "answers": [raw answer, ...]}`` (or ``{"rejected": True}``),
-# which the worker relays as a ``{"dispatched": True, ...}`` record.
+# which ``verify`` keeps as a ``{"dispatched": True, ...}`` record (:func:`.driver.through_dispatcher`).
 
 
 def dispatch_call(job: dict[str, Any], values: Any, model: Any, output: OutputCounter) -> dict[str, Any]:
@@ -482,148 +487,7 @@ def _dispatch(spec: dict[str, Any], arguments: dict[str, Any]) -> Any:
     return asyncio.run(result) if inspect.iscoroutine(result) else result
 
 
-# ---- the worker: it never imports the project; it generates the arguments and judges ---------
-
-
-def arguments_of(schema: dict[str, Any]) -> Any:
-    """Arguments as a model would send them, from the JSON Schema of a tool's arguments: the
-    required fields always, the optional ones sometimes."""
-    from hypothesis import strategies as st
-
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or ())
-    return st.fixed_dictionaries(
-        {name: strategy_of(sub) for name, sub in properties.items() if name in required},
-        optional={name: strategy_of(sub) for name, sub in properties.items() if name not in required},
-    )
-
-
-def strategy_of(schema: Any, root: Any = None, depth: int = 0) -> Any:
-    """A hypothesis strategy for the JSON values ``schema`` describes (``$ref`` into ``$defs``,
-    ``enum``, ``const``, ``anyOf``/``oneOf``, the JSON types with their bounds; any JSON value
-    for what it does not describe): the tool's own schema refuses what does not fit."""
-    from hypothesis import strategies as st
-
-    root = schema if root is None else root
-    if not isinstance(schema, dict) or depth > 10:
-        return _json_values()
-    if isinstance(schema.get("$ref"), str):
-        target = _resolve(root, schema["$ref"])
-        return strategy_of(target, root, depth + 1) if target is not None else _json_values()
-    if "const" in schema:
-        return st.just(schema["const"])
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return st.sampled_from(schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            return st.one_of([strategy_of(s, root, depth + 1) for s in schema[key]])
-    if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-        return strategy_of(schema["allOf"][0], root, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, list) and kind:
-        return st.one_of([strategy_of({**schema, "type": k}, root, depth + 1) for k in kind])
-    return _typed(kind, schema, root, depth)
-
-
-def _typed(kind: Any, schema: dict[str, Any], root: Any, depth: int) -> Any:
-    from hypothesis import strategies as st
-
-    def bound(name: str) -> Any:
-        value = schema.get(name)
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-    if kind == "string":
-        made = _FORMATS.get(schema.get("format", ""))
-        if made is not None:
-            return made()
-        low, high = bound("minLength") or 0, bound("maxLength")
-        return st.text(min_size=int(low), max_size=None if high is None else max(int(high), int(low)))
-    if kind == "integer":
-        low, high = bound("minimum"), bound("maximum")
-        low = low if bound("exclusiveMinimum") is None else bound("exclusiveMinimum") + 1
-        high = high if bound("exclusiveMaximum") is None else bound("exclusiveMaximum") - 1
-        low = None if low is None else int(-(-low // 1))
-        high = None if high is None else int(high // 1)
-        return st.integers(min_value=low, max_value=high if low is None or high is None or high >= low else low)
-    if kind == "number":
-        low, high = bound("minimum"), bound("maximum")
-        if low is not None and high is not None and high < low:
-            high = low
-        return st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
-    if kind == "boolean":
-        return st.booleans()
-    if kind == "null":
-        return st.none()
-    if kind == "array":
-        items = schema.get("prefixItems")
-        if isinstance(items, list) and items:
-            return st.tuples(*(strategy_of(s, root, depth + 1) for s in items)).map(list)
-        low = int(bound("minItems") or 0)
-        high = bound("maxItems")
-        return st.lists(strategy_of(schema.get("items", {}), root, depth + 1), min_size=low,
-                        max_size=max(low, int(high) if high is not None else 5))  # fmt: skip
-    if kind == "object":
-        properties = schema.get("properties")
-        if isinstance(properties, dict) and properties:
-            required = set(schema.get("required") or ())
-            return st.fixed_dictionaries(
-                {n: strategy_of(s, root, depth + 1) for n, s in properties.items() if n in required},
-                optional={n: strategy_of(s, root, depth + 1) for n, s in properties.items() if n not in required},
-            )
-        values = schema.get("additionalProperties")
-        inner = strategy_of(values, root, depth + 1) if isinstance(values, dict) else _json_values()
-        return st.dictionaries(st.text(), inner, max_size=3)
-    return _json_values()
-
-
-def _resolve(root: Any, ref: str) -> Any:
-    if not ref.startswith("#/"):
-        return None
-    value = root
-    for part in ref[2:].split("/"):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
-def _json_values() -> Any:
-    from hypothesis import strategies as st
-
-    return st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-        max_leaves=6,
-    )
-
-
-def _formats() -> dict[str, Any]:
-    from hypothesis import strategies as st
-
-    return {
-        "date-time": lambda: st.datetimes().map(lambda d: d.isoformat()),
-        "date": lambda: st.dates().map(lambda d: d.isoformat()),
-        "time": lambda: st.times().map(lambda t: t.isoformat()),
-        "uuid": lambda: st.uuids().map(str),
-        "email": lambda: st.emails(),
-        "uri": lambda: st.sampled_from(["https://example.com/", "https://example.org/a?b=c"]),
-    }
-
-
-class _LazyFormats(dict):  # hypothesis is imported on first use, not with this module
-    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
-        if not self:
-            self.update(_formats())
-        return super().get(key, default)
-
-
-_FORMATS: dict[str, Any] = _LazyFormats()
-
-
-def record_problem(record: dict[str, Any], job: dict[str, Any]) -> str | None:
-    """How one call's raw value breaks the contract, judged in the worker (for hypothesis to
-    shrink; the runner judges the same records again with its own ``json.loads``)."""
-    return contract_problem(record, job["timeout"], job["output_cap"], _loads)
+# ---- the judgment both sides share -----------------------------------------------------------
 
 
 def contract_problem(
@@ -649,185 +513,306 @@ def contract_problem(
     return None
 
 
-_RECORD_KEYS = ("arguments", "type", "text", "shown", "raised", "timeout", "printed")
+# ---- the fork server: one per project interpreter, a keeper and a tool's process per tool -------
+
+#: unshare(2) flags of a tool's own namespaces (inside the server's bubblewrap sandbox).
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x20000, 0x8000000, 0x10000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+#: mount(2) flags, and the statvfs flags a remount must keep (a mount of the sandbox is locked).
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC = 1, 32, 4096, 16384
+#: statvfs -> mount flag: nosuid, nodev, noexec, noatime, nodiratime, relatime
+_KEPT_MOUNT_FLAGS = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
 
 
-def drive(job: dict[str, Any], channel: Channel, records: Records) -> dict[str, Any]:
-    """Run the tool's side through ``channel``: arguments from its schema (hypothesis, fixed
-    seed, the configured examples first), each call's record relayed to ``records`` and judged;
-    the closing record (``status``: ``verified``, ``violation``, ``not_built`` or ``error``;
-    ToolGone when the tool's process ended)."""
-    first = channel.receive()
-    if "not_built" in first:
-        return {"status": "not_built", "reason": str(first["not_built"])}
-    if "error" in first or not isinstance(first.get("schema"), dict):
-        return {"status": "error", "reason": str(first.get("error", "no argument schema"))}
-    from hypothesis import reject
+#: What every tool's process uses (pydantic: the argument schema; a project without it goes on).
+SERVER_PRELOAD = ("inspect", "pydantic")
 
-    calls = [0]
-    hung = f"did not answer within {job['timeout']:g} s"
-    timed_out = [False]
 
-    def one_call(arguments: dict[str, Any]) -> None:
-        problem = hung if timed_out[0] else None  # a tool that hung is not called again while shrinking
-        if problem is None:
-            channel.send({"arguments": arguments})
-            record = channel.receive()
-            if "error" in record:
-                raise ToolGone(record["error"])
-            if record.get("rejected"):
-                reject()
-            calls[0] += 1
-            record = {key: record[key] for key in _RECORD_KEYS if key in record}  # what a call's record holds
-            record["call"] = True
-            records.send(record)
-            timed_out[0] = bool(record.get("timeout"))
-            problem = record_problem(record, job)
-            arguments = record.get("arguments", arguments)
-        if problem is not None:  # one place: hypothesis tells failures apart by where they are raised
-            raise ContractViolation(problem, arguments)
+def serve(control: socket.socket, spec: dict[str, Any]) -> None:
+    """The fork server: seal the network, import ``spec["preload"]`` (what the tools' modules
+    import, then the project's own modules: ``spec["paths"]`` on ``sys.path``) once, each within
+    ``spec["seconds"]``, answer ``{"ready": ...}``; then, per request (a job file and three
+    descriptors: the tool's socket, the status pipe's write end, the stop pipe's read end), fork
+    a keeper (:func:`keep`). Ends when ``control`` closes."""
+    if spec.get("namespaces"):
+        _own_user_namespace()  # now, single-threaded: a preloaded module may start threads
+    _undumpable()  # the server, its keepers and the tools' processes (forks keep it): see its docstring
+    seal_network(spec.get("loopback", False))
+    output = os.open(os.path.join(spec["folder"], "server-output"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(output)
+    sys.path[:0] = spec.get("paths", [])
+    failed = _preload((*SERVER_PRELOAD, *spec.get("preload", ())), spec.get("seconds", 30.0))
+    _warm_up()
+    _collect_garbage_once()
+    control.sendall(_dumps({"ready": True, "failed": failed, "threads": threading.active_count()}).encode())
+    while True:
+        _reap_quietly()
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 3)
+        except OSError:
+            break
+        if not message:
+            break
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            continue
+        if os.fork() == 0:  # pragma: no cover - the keeper, measured through its status
+            keep(_loads(message), fds, control.fileno())
+        for fd in fds:
+            os.close(fd)
 
+
+def _preload(names: Any, seconds: float) -> dict[str, str]:
+    """Import each of ``names`` within ``seconds`` (an interval timer); why each that failed did
+    (a preload is an optimisation: the tool's process imports it again, and reports it)."""
+    failed = {}
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for name in names:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:
+            failed[name] = f"{type(exc).__name__}: {_shown(str(exc))}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    return failed
+
+
+def _warm_up() -> None:
+    """Build one argument model and its schema (pydantic builds its machinery on first use: about
+    0.15 s that every fork would pay again)."""
     try:
-        violation = _explore(arguments_of(first["schema"]), one_call, job)
-    except ToolGone as gone:
-        if gone.args:
-            return {"status": "error", "reason": str(gone.args[0]), "calls": calls[0]}
-        raise
-    if job.get("dispatch"):
-        through_dispatcher(job, first["schema"], channel, records)
-    channel.send({"stop": True})
-    done = channel.receive()
-    if "error" in done:
-        return {"status": "error", "reason": str(done["error"]), "calls": calls[0]}
-    answer: dict[str, Any] = {"status": "verified" if violation is None else "violation", "calls": calls[0]}
-    for key in ("threads_left", "output_bytes"):
-        if isinstance(done.get(key), int):
-            answer[key] = done[key]
-    return answer
+        import pydantic
+
+        json_schema_of(pydantic.create_model("Arguments", q=(str, ...), n=(int, 0)))
+    except Exception:  # no pydantic in the project: its tools' schemas come from their signatures
+        pass
 
 
-def _explore(strategy: Any, one_call: Any, job: dict[str, Any]) -> ContractViolation | None:
-    """``cases`` calls with arguments drawn from ``strategy``, the configured examples first; the
-    smallest failing arguments when one fails."""
-    from hypothesis import HealthCheck, example, given, settings
+def _collect_garbage_once() -> None:
+    """Freeze what the preload made, so that the forks share its pages (no collection touches them)."""
+    import gc
 
-    test = given(strategy)(one_call)
-    for arguments in job.get("examples", []):
-        test = example(arguments)(test)
-    test = settings(
-        max_examples=job["cases"],
-        derandomize=True,
-        database=None,
-        deadline=None,
-        print_blob=False,
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-    )(test)
+    gc.collect()
+    if hasattr(gc, "freeze"):
+        gc.freeze()
+
+
+def _reap_quietly() -> None:
+    """Collect the keepers (and orphans) that ended."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def keep(request: dict[str, Any], fds: list[int], control: int) -> None:
+    """The keeper of one tool (a fork of the server): it makes the tool's namespaces (a user,
+    PID, mount and IPC namespace of its own, and a network one unless loopback is allowed; the
+    server's folder read-only but for the tool's) or, under the seal, becomes the subreaper of
+    what the tool starts; forks the tool's process, kills it when the stop pipe closes, waits for
+    it and everything it started, and writes its exit status and CPU time on the status pipe.
+    Never returns."""
+    conversation, status, stop = fds
+    code = 0
     try:
-        test()
-    except ContractViolation as violation:
-        return violation
-    return None
+        os.close(control)
+        job = _loads(Path(request["job"]).read_text(encoding="utf-8"))
+        folder = Path(job["home"])
+        _close_all_but(conversation, status, stop)
+        if job.get("namespaces"):
+            _own_namespaces(job)
+        else:
+            _become_subreaper()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the tool's process
+            os.close(status)
+            os.close(stop)
+            _enter(job, folder)
+            _tool_process(job, folder, socket.socket(fileno=conversation))
+        os.close(conversation)
+        _kill_on_stop(stop, pid)
+        _, wait_status, usage = os.wait4(pid, 0)
+        _end_everything_below()
+        answer = {"exit": os.waitstatus_to_exitcode(wait_status), "cpu_seconds": usage.ru_utime + usage.ru_stime}
+    except BaseException as exc:
+        answer, code = {"error": f"{type(exc).__name__}: {_shown(str(exc))}"}, 1
+    try:
+        os.write(status, (_dumps(answer) + "\n").encode())
+    finally:
+        os._exit(code)
 
 
-# ---- the worker's side, issue 35 (``fix --verify``): the same arguments through the project's dispatcher
-# (see the tool's side above, after ``_tool_process``)
+def _close_all_but(*kept: int) -> None:
+    top = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024
+    low = 3
+    for fd in sorted(kept):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, top)
 
 
-def through_dispatcher(job: dict[str, Any], schema: dict[str, Any], channel: Channel, records: Records) -> None:
-    """Send the dispatch job's arguments (or ``cases`` drawn from ``schema``, failing none) through
-    the tool's process to the project's dispatcher, relaying each answer as a record."""
-    arguments = job["dispatch"].get("arguments")
-    if arguments is None:
-        drawn: list[Any] = []
+def _libc() -> Any:
+    import ctypes
 
-        def draw(values: Any) -> None:
-            drawn.append(values)
-
-        _explore(arguments_of(schema), draw, {**job, "examples": []})
-        arguments = list({_dumps(a, sort_keys=True, default=repr): a for a in drawn}.values())
-    for sent in arguments:
-        channel.send({"dispatch": sent})
-        reply = channel.receive()
-        if "error" in reply:
-            raise ToolGone(reply["error"])
-        if not reply.get("rejected"):
-            records.send({"dispatched": True, "arguments": reply.get("arguments"), "answers": reply.get("answers")})
+    return ctypes.CDLL(None, use_errno=True)
 
 
-def _undumpable() -> None:
-    """Make this process's memory and descriptors out of reach of the tool's process (no ptrace,
-    no /proc/<pid>/fd) where it holds no capability over it (Linux)."""
-    if sys.platform.startswith("linux"):
+def _checked(result: int, what: str) -> None:
+    if result != 0:
         import ctypes
 
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-        except (OSError, AttributeError):
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _own_user_namespace() -> None:
+    """Put the server in a user namespace of its own, the same user and group ids inside (where
+    they can be mapped): its keepers hold the capabilities that make a tool's namespaces there.
+    Done before anything is imported: unshare(CLONE_NEWUSER) refuses a process with threads."""
+    uid, gid = os.getuid(), os.getgid()
+    _checked(_libc().unshare(CLONE_NEWUSER), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        try:  # root's own id cannot be mapped without CAP_SETFCAP (then it is nobody inside)
+            fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+            try:
+                os.write(fd, text.encode())
+            finally:
+                os.close(fd)
+        except PermissionError:
             pass
 
 
-def _start_tool_process(python: str, job_path: Path, sock: socket.socket) -> int:
-    """Start the tool's process under ``python`` (the project's interpreter), with nothing of this
-    environment on its path but this package (a link to it in the worker's folder): it needs
-    only the standard library and the project."""
-    import subprocess
+def _own_namespaces(job: dict[str, Any]) -> None:
+    """New PID, mount and IPC namespaces (and network, unless loopback is allowed) for the tool's
+    process about to be forked, owned by the server's user namespace; in the new mount namespace
+    the server's folder is read-only but for the tool's own folder."""
+    libc = _libc()
+    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (0 if job.get("loopback") else CLONE_NEWNET)
+    _checked(libc.unshare(flags), "unshare")
+    for path, read_only in ((job["folder"], True), (job["home"], False)):
+        kept = sum(ms for st, ms in _KEPT_MOUNT_FLAGS.items() if os.statvfs(path).f_flag & st)
+        target = path.encode()
+        _checked(libc.mount(target, target, None, MS_BIND | MS_REC, None), f"bind {path}")
+        flags = MS_BIND | MS_REMOUNT | kept | (MS_RDONLY if read_only else 0)
+        _checked(libc.mount(None, target, None, flags, None), f"remount {path}")
 
-    folder = job_path.parent / "dispatchguard-path"
-    folder.mkdir(exist_ok=True)
-    link = folder / "dispatchguard"
-    if not link.exists():
-        link.symlink_to(Path(__file__).resolve().parents[1], target_is_directory=True)
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PYTHONPATH"] = str(folder)
-    fd = sock.fileno()
-    command = [python, "-m", "dispatchguard.verify.worker", "--tool", str(job_path), str(fd)]
-    return subprocess.Popen(command, pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL).pid
+
+def _enter(job: dict[str, Any], folder: Path) -> None:
+    """The tool's process, before the project: no capability left (namespaces), in a session of
+    its own (seal), HOME and TMPDIR its own folder, which is its working directory."""
+    if job.get("namespaces"):
+        _drop_capabilities()
+    else:
+        os.setsid()
+        _without_root_powers()
+    os.environ.update(HOME=str(folder), TMPDIR=str(folder))
+    import tempfile
+
+    tempfile.tempdir = None
+    os.chdir(folder)
+
+
+def _drop_capabilities() -> None:
+    """Clear every capability the tool's process holds in its user namespace (capset(2)): it cannot
+    undo its mounts."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    _checked(_libc().capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()), "capset")
+
+
+def _without_root_powers() -> None:
+    """A tool run as root under the seal keeps no capability, not even after an exec (securebits
+    ``NOROOT``, locked; the bounding and ambient sets emptied): it cannot read the memory or the
+    ``/proc/<pid>/environ`` of a process that made itself non-dumpable, as ``verify`` does."""
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return
+    libc = _libc()
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
+            top = int(last.read())
+    except (OSError, ValueError):
+        top = 40
+    for capability in range(top + 1):
+        libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    _checked(libc.prctl(28, 0x2F, 0, 0, 0), "securebits")  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, locked
+    _drop_capabilities()
+
+
+def _undumpable() -> None:
+    """Make this process (and every fork of it) non-dumpable (Linux): its memory and its
+    ``/proc/<pid>`` files (``mem``, ``environ``) are out of reach of a process of the same user
+    without ``CAP_SYS_PTRACE`` over it, so a tool can neither rewrite another tool's answers nor
+    take over a keeper (which holds capabilities in the server's user namespace)."""
+    if sys.platform.startswith("linux"):
+        _libc().prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+
+
+def _become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        _libc().prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what the tool starts is reparented here
+
+
+def _end_everything_below() -> None:
+    """Kill and collect every process left below this one (under namespaces the kernel ended them
+    with the tool's process, the first of its PID namespace)."""
+    from dispatchguard.verify.reaper import kill_all
+
+    kill_all(None)
+
+
+def _kill_on_stop(stop: int, pid: int) -> None:
+    """Return when the tool's process ``pid`` ends; kill it first if ``verify`` closes the stop
+    pipe before (the run is over, or the tool hung). No thread: after unshare(CLONE_NEWPID) this
+    process can start none."""
+    import select
+
+    try:
+        ended = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # no pidfd (before Linux 5.3, macOS): a thread waits on the pipe
+        threading.Thread(target=_kill_when_closed, args=(stop, pid), daemon=True).start()
+        return
+    try:
+        if stop in select.select([stop, ended], [], [])[0]:
+            _kill_when_closed(stop, pid)
+    finally:
+        os.close(ended)
+
+
+def _kill_when_closed(stop: int, pid: int) -> None:
+    try:
+        os.read(stop, 1)
+    except OSError:
+        pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the job file ``argv[0]``: fork the tool's process (which alone imports the project),
-    drive its calls, relay every call's record and then the closing record on the descriptor
-    ``argv[1]``, which the tool's process never holds. Return 0."""
+    """``python -m dispatchguard.verify.worker --serve FD SPEC.json``: the fork server on the
+    socket ``FD`` (see :func:`serve`); it exits when the socket closes. 2 on a wrong command line."""
     args = sys.argv[1:] if argv is None else argv
-    if args[0] == "--tool":  # the tool's process under the project's interpreter (``--python``)
-        tool_path = Path(args[1])
-        _tool_process(_loads(tool_path.read_text(encoding="utf-8")), tool_path, socket.socket(fileno=int(args[2])))
-    job_path = Path(args[0])
-    job = _loads(job_path.read_text(encoding="utf-8"))
-    records = Records(int(args[1]))
-    ours, theirs = socket.socketpair()
-    if job.get("python"):
-        pid = _start_tool_process(job["python"], job_path, theirs)
-    else:
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the tool's process, measured through its records
-            ours.close()
-            os.close(records.fd)
-            _tool_process(job, job_path, theirs)
-    theirs.close()
-    _undumpable()
-    try:
-        answer = drive(job, Channel(ours), records)
-    except Exception as exc:  # hypothesis or the worker failed: the tool's process is ended below
-        answer = {"status": "error", "reason": f"{type(exc).__name__}: {_shown(str(exc))}"}
-        ours.close()
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except ToolGone:
-        ours.close()
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        answer = {"status": "crashed", "reason": f"the tool's process {how} without its verdict"}
-    else:
-        ours.close()
-        os.waitpid(pid, 0)
-    used = os.times()  # the runner cannot read a sandboxed worker's use from wait4
-    answer["cpu_seconds"] = used.user + used.system + used.children_user + used.children_system
-    answer["end"] = True
-    records.send(answer)
-    return 0
+    if len(args) != 3 or args[0] != "--serve":
+        sys.stderr.write("usage: python -m dispatchguard.verify.worker --serve FD SPEC.json\n")
+        return 2
+    serve(socket.socket(fileno=int(args[1])), _loads(Path(args[2]).read_text(encoding="utf-8")))
+    os._exit(0)  # the threads a preloaded framework started are not joined
 
 
 if __name__ == "__main__":

@@ -1,0 +1,171 @@
+"""The fork server (issue 33, item 5): the frameworks a project's tools import are imported once
+per run, in the server, and each tool runs in a fresh fork of it, also when a framework starts
+threads at import or after every fork (unshare(CLONE_NEWUSER) refuses a process with threads)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dispatchguard.verify import sandbox
+
+pytestmark = pytest.mark.integration
+
+LEVELS = [
+    pytest.param(
+        "namespaces",
+        marks=pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}"),
+    ),
+    "seal",
+]
+
+#: A framework of the project's environment (outside the project): a token per import, a thread
+#: started at import and one more in every child forked after it.
+FRAMEWORK = """
+import os
+import threading
+import uuid
+
+TOKEN = uuid.uuid4().hex
+_idle = threading.Event()
+
+
+def _start():
+    threading.Thread(target=_idle.wait, daemon=True).start()
+
+
+_start()
+os.register_at_fork(after_in_child=_start)
+"""
+
+TOOLS = """
+import json
+
+import threadwork
+
+
+def tool(function):
+    return function
+
+
+@tool
+def plain(q: str) -> str:
+    '''Keeps the contract.'''
+    return json.dumps({"q": q})
+
+
+@tool
+def first(q: str) -> str:
+    '''Says which import of the framework it runs with.'''
+    raise RuntimeError(f"framework import {threadwork.TOKEN}")
+
+
+@tool
+def second(q: str) -> str:
+    '''The same.'''
+    raise RuntimeError(f"framework import {threadwork.TOKEN}")
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_framework_is_imported_once_and_its_threads_do_not_stop_the_tools(tmp_path: Path, level: str) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n[tool.dispatchguard.verify]\ncases = 2\n',
+        encoding="utf-8",
+    )
+    (project / "tools.py").write_text(textwrap.dedent(TOOLS), encoding="utf-8")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "threadwork.py").write_text(textwrap.dedent(FRAMEWORK), encoding="utf-8")
+    inherited = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *([inherited] if inherited else [])])}
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "-j", "2",
+         "--isolation", level],
+        cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    reports = {r["tool"]: r for r in json.loads(done.stdout or "[]")}
+    assert reports["tools.plain"]["status"] == "verified", (reports, done.stderr)
+    tokens = set()
+    for name in ("first", "second"):
+        report = reports[f"tools.{name}"]
+        assert report["status"] == "violation", report
+        tokens.add(report["detail"].removeprefix("raised RuntimeError: 'framework import ").rstrip("'"))
+    assert len(tokens) == 1, tokens  # one import for the run: the tools' processes are forks of the server
+
+
+STUCK = """
+import signal
+import threading
+
+
+def tool(function):
+    return function
+
+
+@tool
+def stuck(q: str) -> str:
+    '''Ignores the call's timer (as C code that holds the GIL's signals would) and never answers.'''
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    threading.Event().wait()
+    return "{}"
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_tool_that_never_answers_is_hung_and_killed(tmp_path: Path, level: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n'
+        "[tool.dispatchguard.verify]\ncases = 1\ntimeout = 0.5\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "tools.py").write_text(textwrap.dedent(STUCK), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "--isolation", level],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    (report,) = json.loads(done.stdout)
+    assert (report["status"], report["detail"]) == ("hung", "no answer in 6 s: the tool's process was killed")
+    assert done.returncode == 1
+
+
+SLOW_TO_BUILD = """
+import threading
+
+
+def tool(function):
+    return function
+
+
+threading.Event().wait()  # the module never finishes importing: the tool is never built
+
+
+@tool
+def never(q: str) -> str:
+    '''Never reached.'''
+    return "{}"
+"""
+
+
+def test_a_tool_that_never_gets_built_is_hung_after_the_startup_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer (the module imported, the tool built) has its own limit, named in the report."""
+    from dispatchguard.lint import load_config
+    from dispatchguard.verify import runner
+    from dispatchguard.verify.discover import verify_targets
+
+    (tmp_path / "pyproject.toml").write_text('[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n', "utf-8")
+    (tmp_path / "tools.py").write_text(textwrap.dedent(SLOW_TO_BUILD), encoding="utf-8")
+    (target,) = verify_targets([str(tmp_path)], load_config([tmp_path]))
+    monkeypatch.setattr(runner, "STARTUP_SECONDS", 1.0)  # the setting, lowered: not a stand-in
+    report = runner.verify_tool(target, runner.VerifyOptions(cases=1, isolation="seal"))
+    assert (report.status, report.detail) == ("hung", "no answer in 1 s: the tool's process was killed")
