@@ -5,7 +5,6 @@ threads at import or after every fork (unshare(CLONE_NEWUSER) refuses a process 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.verify import sandbox
+
+from .projects import project_with_framework
 
 pytestmark = pytest.mark.integration
 
@@ -75,18 +76,7 @@ def second(q: str) -> str:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_framework_is_imported_once_and_its_threads_do_not_stop_the_tools(tmp_path: Path, level: str) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "pyproject.toml").write_text(
-        '[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n[tool.dispatchguard.verify]\ncases = 2\n',
-        encoding="utf-8",
-    )
-    (project / "tools.py").write_text(textwrap.dedent(TOOLS), encoding="utf-8")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "threadwork.py").write_text(textwrap.dedent(FRAMEWORK), encoding="utf-8")
-    inherited = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *([inherited] if inherited else [])])}
+    project, env = project_with_framework(tmp_path, TOOLS, "threadwork", FRAMEWORK)
     done = subprocess.run(
         [sys.executable, "-m", "dispatchguard", "verify", "--output-format", "json", "-j", "2",
          "--isolation", level],

@@ -4,14 +4,14 @@ tool."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from .projects import project_with_framework
 
 pytestmark = pytest.mark.integration
 
@@ -58,18 +58,7 @@ def fourth(q: str) -> str:
 
 
 def test_the_plugin_runs_under_xdist_with_one_framework_import_per_worker(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "pyproject.toml").write_text(
-        '[tool.dispatchguard]\ntool-decorators = ["tools.tool"]\n[tool.dispatchguard.verify]\ncases = 2\n',
-        encoding="utf-8",
-    )
-    (project / "tools.py").write_text(textwrap.dedent(TOOLS), encoding="utf-8")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "fakework.py").write_text(textwrap.dedent(FRAMEWORK), encoding="utf-8")
-    inherited = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *([inherited] if inherited else [])])}
+    project, env = project_with_framework(tmp_path, TOOLS, "fakework", FRAMEWORK)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "2", "-v",
          "--dispatchguard-verify"],
