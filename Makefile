@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 # The demo needs the package alone (its runtime dependencies), not the test extras.
 DEMO_STAMP := $(VENV)/.installed
-PYTEST_ARGS ?=
+# the slowest tests are listed at the end of each run: where a contributor looks to keep it short
+PYTEST_ARGS ?= --durations=15
 # pytest-xdist workers for `make test`: one per core by default (PYTEST_WORKERS=0: one process)
 PYTEST_WORKERS ?= auto
 
