@@ -47,6 +47,10 @@ class ModuleSource(Protocol):
         """The module that owns ``name``; None when it is not loaded and either ``any_module`` is
         false and the module is not a candidate, or it cannot be parsed."""
 
+    def tool_member(self, name: str) -> str | None:
+        """The qualified name of the one tool member of a project class named ``name``, when no
+        other definition the loaded modules know has that name; else None."""
+
 
 class _NotCandidate:
     """A project module left unloaded: none of its bindings is tool-related."""

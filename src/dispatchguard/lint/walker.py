@@ -492,7 +492,7 @@ class Context:
                 if cls is not None:
                     return cls.attrs.get(node.attr)  # type: ignore[attr-defined]
             qual = self.qualified_name(node)
-            return self.kind(qual) if qual is not None else None
+            return self.kind(qual) if qual is not None else self.tool_member(node)  # type: ignore[arg-type]
         if isinstance(node, ast.Call):
             return self.call_result_kind(node)
         if node_type is ast.Await:  # an awaited call gives what the coroutine returns
@@ -504,6 +504,16 @@ class Context:
         # a display of tools, as the index reads a module-level one (``["coll", ...]``)
         items = node.elts if isinstance(node, _DISPLAYS) else node.values  # type: ignore[attr-defined]
         return REGISTRY if any(self.kind_of(item) == TOOL for item in items) else None
+
+    def tool_member(self, node: ast.Attribute) -> str | None:
+        """A tool, for ``x.name`` where ``name`` is the member name of one toolkit's tool and of
+        nothing else the project or its libraries define (:meth:`Project.tool_member`), and ``x`` is
+        not known to be anything (a toolkit handed in from another module:
+        ``self.toolkit.get_google_news``). The member's kind is recorded in ``deps``."""
+        qual = self.resolver.source.tool_member(node.attr)
+        if qual is None or self.kind_of(node.value) is not None:
+            return None
+        return self.kind(qual)
 
     def _comprehension_kind(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> str | None:
         """A registry for a comprehension that keeps the tools of one: ``{t.name: t for t in tools}``,
@@ -543,6 +553,10 @@ class Context:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
                 return TOOL if self.is_tool_constructor(func) else None
+        elif isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+            member = node.args[1]  # ``getattr(toolkit, "get_google_news")``
+            if isinstance(member, ast.Constant) and isinstance(member.value, str):
+                return self.tool_member(ast.Attribute(value=node.args[0], attr=member.value))
         k = self.kind_of(func)
         if k == DECORATOR:
             return DECORATOR if options_only(node) else TOOL

@@ -1130,3 +1130,80 @@ async def tool_node(state, session):
         result = await tools_by_name[tool_call["name"]].ainvoke(tool_call["args"])
         outputs.append(ToolMessage(content=result, tool_call_id=tool_call["id"]))
     return {"messages": outputs}
+
+# case: invalid a toolkit's tool member, on a toolkit handed in from another module, is that tool
+# file: app/toolkit.py
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+class SearchTool(BaseTool):
+    name: str = "search"
+    description: str = "Search."
+
+    def _run(self, q: str) -> str:
+        return q
+
+
+class Toolkit:
+    web_lookup = SearchTool()
+
+    @staticmethod
+    @tool
+    def get_google_news(query: str) -> str:
+        """News."""
+        return query
+
+# file: app/factory.py
+from app.analyzer import UnifiedNewsAnalyzer
+from app.toolkit import Toolkit
+
+
+def make():
+    return UnifiedNewsAnalyzer(Toolkit())
+
+# file: app/analyzer.py
+class UnifiedNewsAnalyzer:
+    def __init__(self, toolkit):
+        self.toolkit = toolkit
+
+    def news(self, q):
+        return self.toolkit.get_google_news.invoke({"query": q})  # error: DG101:16 direct tool call `self.toolkit.get_google_news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    def lookup(self, q):
+        return self.toolkit.web_lookup.run(q)  # error: DG101:16 direct tool call `self.toolkit.web_lookup.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def guarded(toolkit, q):
+    if hasattr(toolkit, "get_google_news"):
+        return toolkit.get_google_news.invoke(q)  # error: DG101:16 direct tool call `toolkit.get_google_news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    news = getattr(toolkit, "get_google_news")
+    return news.invoke(q)  # error: DG101:12 direct tool call `news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a member name another class also defines, or a built-in type's, names no tool on an unknown receiver
+# file: app/toolkit.py
+from langchain_core.tools import tool
+
+
+class Toolkit:
+    @staticmethod
+    @tool
+    def get_google_news(query: str) -> str:
+        """News."""
+        return query
+
+    @staticmethod
+    @tool
+    def get(query: str) -> str:
+        """Get a page."""
+        return query
+
+
+class NewsFeed:
+    def get_google_news(self):
+        return []
+
+# file: app/analyzer.py
+def analyse(source, options, q):
+    source.get_google_news.invoke(q)
+    return options.get("depth", 1)
