@@ -428,12 +428,34 @@ class Context:
         fn = self.function
         if fn is None or self.tree is None:
             return False
-        position = parameter_position(fn.node, name, is_method=fn.class_name is not None)
-        if position is None:
+        fn = self._parameter_owner(fn, name)
+        position = parameter_position(fn.node, name, is_method=fn.class_name is not None) if fn else None
+        if fn is None or position is None:
             return False
         callee = fn.qualname.rpartition(".")[2]
         sites = [c for c in self.calls_of(callee) if calls_same_function(c, fn.class_name is not None)]
         return self._every_argument_a_tool(sites, position, name)
+
+    def _parameter_owner(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
+        """The function whose parameter ``name`` is, seen from ``fn``: ``fn`` itself, or the
+        enclosing function of a closure that does not bind it itself (``def make_node(tool): def
+        node(state): return tool.invoke(...)``)."""
+        args = fn.node.args  # type: ignore[attr-defined]
+        if any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)):
+            return fn
+        if fn.assigns.get(name) or not fn.scopes:
+            return None
+        for scope in reversed(fn.scopes[:-1]):
+            outer = scope.fn
+            if scope.kind != "function" or outer is None or outer is fn:
+                continue
+            if outer.node is not None and any(
+                a.arg == name for a in (*outer.node.args.posonlyargs, *outer.node.args.args)  # type: ignore[attr-defined]
+            ):
+                return outer
+            if name in scope.names or name in scope.quals:
+                return None
+        return None
 
     def attribute_filled_with_tools(self, attr: str) -> bool:
         """Whether ``self.attr`` of the current class is set in ``__init__`` from a parameter that

@@ -1207,3 +1207,87 @@ class NewsFeed:
 def analyse(source, options, q):
     source.get_google_news.invoke(q)
     return options.get("depth", 1)
+
+# case: invalid a graph's node functions run tool objects a module built or the builder filled in, beside its ToolNode
+# file: app/tools.py
+from langchain_community.tools.tavily_search import TavilySearchResults
+
+web_search_tool = TavilySearchResults(k=3)
+
+# file: app/graph.py
+import functools
+from functools import partial
+
+from langgraph.graph import StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+from app.tools import web_search_tool
+
+
+def web_search(state):
+    return {"documents": web_search_tool.invoke({"query": state["question"]})}  # error: DG101:26 direct tool call `web_search_tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def search_node(state, tool):
+    return {"documents": tool.invoke({"query": state["question"]})}  # error: DG101:26 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def rerun_node(state, tool, limit):
+    return tool.invoke(state["question"])[:limit]  # error: DG101:12 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def make_node(tool):
+    def node(state):
+        return {"documents": tool.invoke(state["question"])}  # error: DG101:30 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    return node
+
+
+def build():
+    builder = StateGraph(dict)
+    builder.add_node("web_search", web_search)
+    builder.add_node("search", partial(search_node, tool=web_search_tool))
+    builder.add_node("rerun", functools.partial(rerun_node, tool=web_search_tool, limit=3))
+    builder.add_node("closure", make_node(web_search_tool))
+    builder.add_node("tools", ToolNode([web_search_tool]))
+    builder.add_conditional_edges("search", tools_condition)
+    return builder.compile()
+
+# case: valid a node filled with something else by the builder, or a closure over a rebound name, runs no known tool
+from functools import partial
+
+from langchain_community.tools.tavily_search import TavilySearchResults
+from langgraph.graph import StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+web_search_tool = TavilySearchResults(k=3)
+
+
+def search_node(state, tool):
+    return tool.invoke(state["question"])
+
+
+def make_node(tool):
+    def node(state):
+        tool = state["runner"]
+        return tool.invoke(state["question"])
+
+    return node
+
+
+def make_other(tool):
+    def node(state):
+        return tool.invoke(state["question"])
+
+    return node
+
+
+def build(llm):
+    builder = StateGraph(dict)
+    builder.add_node("search", partial(search_node, tool=llm))
+    builder.add_node("closure", make_node(web_search_tool))
+    builder.add_node("other", make_other(web_search_tool))
+    builder.add_node("model", make_other(llm))
+    builder.add_node("tools", ToolNode([web_search_tool]))
+    builder.add_conditional_edges("search", tools_condition)
+    return builder.compile()

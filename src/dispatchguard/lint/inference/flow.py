@@ -340,16 +340,28 @@ def parameter_position(node: ast.AST, name: str, *, is_method: bool) -> int | No
 
 
 def calls_by_callee(tree: ast.Module) -> dict[str, list[ast.Call]]:
-    """The module's calls by the name they call: ``f(...)`` under ``f``, ``self.m(...)`` under ``m``."""
+    """The module's calls by the name they call: ``f(...)`` under ``f``, ``self.m(...)`` under ``m``;
+    ``partial(f, a, k=b)`` as the call ``f(a, k=b)`` that fills those arguments (a graph builder's
+    ``add_node("search", partial(search_node, tool=search))``)."""
     found: dict[str, list[ast.Call]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
+            node = _partial_call(node) or node
             func = node.func
             if isinstance(func, ast.Name):
                 found.setdefault(func.id, []).append(node)
             elif isinstance(func, ast.Attribute) and _is_self_name(func.value):
                 found.setdefault(func.attr, []).append(node)
     return found
+
+
+def _partial_call(node: ast.Call) -> ast.Call | None:
+    """``f(a, k=b)`` for ``partial(f, a, k=b)`` or ``functools.partial(...)``; None for any other call."""
+    func = node.func
+    named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if named != "partial" or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    return ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords), node)
 
 
 def calls_same_function(call: ast.Call, is_method: bool) -> bool:
