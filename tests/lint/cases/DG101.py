@@ -1291,3 +1291,74 @@ def build(llm):
     builder.add_node("tools", ToolNode([web_search_tool]))
     builder.add_conditional_edges("search", tools_condition)
     return builder.compile()
+
+# case: valid an executor subclass, a tool-call handler class and a fallback's second branch run the requested calls by name: dispatch points
+from langchain.agents import AgentExecutor
+from langchain_core.tools import tool
+
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+TOOLS = [search]
+
+
+class StreamingExecutor(AgentExecutor):
+    def _iter_next_step(self, name_to_tool_map, color_mapping, inputs, intermediate_steps, run_manager=None):
+        output = self.agent.plan(intermediate_steps, **inputs)
+        actions = [output]
+        name_to_tool_map = {t.name: t for t in TOOLS}
+        for agent_action in actions:
+            if agent_action.tool in name_to_tool_map:
+                tool = name_to_tool_map[agent_action.tool]
+                yield tool.run(agent_action.tool_input)
+
+
+class CallHandler:
+    def __init__(self):
+        self.tools = {t.name: t for t in TOOLS}
+
+    def process(self, requested_calls):
+        results = []
+        for i, call in enumerate(requested_calls):
+            results.append(self.tools[call["function"]["name"]].invoke(call["args"]))
+        return results
+
+
+def run_with_fallback(message):
+    by_name = {t.name: t for t in TOOLS}
+    for call in message.additional_kwargs["function_calls"]:
+        try:
+            return by_name[call.get("name")].invoke(call["arguments"])
+        except KeyError:
+            for candidate in TOOLS:
+                if candidate.name == call["name"]:
+                    return candidate.run(call["arguments"])
+
+# case: invalid a loop over a module's own plan, over a registry's names, or over what else the caller gave runs chosen tools directly
+from langchain_core.tools import tool
+
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+TOOLS = {"search": search}
+PLAN = [{"name": "search", "args": {"q": "x"}}]
+
+
+def replay():
+    for step in PLAN:
+        TOOLS[step["name"]].invoke(step["args"])  # error: DG101:9 direct tool call `TOOLS[step['name']].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def run_all(names, documents):
+    for name in TOOLS:
+        TOOLS[name].invoke("x")  # error: DG101:9 direct tool call `TOOLS[name].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    for document in documents:
+        TOOLS[document.title].invoke(document.text)  # error: DG101:9 direct tool call `TOOLS[document.title].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
