@@ -59,7 +59,7 @@ from dispatchguard.lint.inference.module_returns import loop_value
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
-from dispatchguard.lint.resolve import Resolver
+from dispatchguard.lint.resolve import TOOL_MEMBERS_DEP, Resolver
 from dispatchguard.lint.rule import TOOL_CLASS, TOOL_FUNCTION, TOOL_METHOD, hooks_by_event
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
@@ -532,7 +532,10 @@ class Context:
         nothing else the project or its libraries define (:meth:`Project.tool_member`), and ``x`` is
         not known to be anything (a toolkit handed in from another module:
         ``self.toolkit.get_google_news``). The member's kind is recorded in ``deps``."""
-        qual = self.resolver.source.tool_member(node.attr)
+        source = self.resolver.source
+        if TOOL_MEMBERS_DEP not in self.deps:  # the answers as first asked: revalidated as a whole
+            self.deps[TOOL_MEMBERS_DEP] = source.tool_members_stamp()
+        qual = source.tool_member(node.attr)
         if qual is None or self.kind_of(node.value) is not None:
             return None
         return self.kind(qual)
