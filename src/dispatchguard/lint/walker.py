@@ -115,6 +115,7 @@ class Context:
         #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
         self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
+        self.member_named = resolver.source.tool_member  # a member name -> the one toolkit tool so named
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
 
@@ -127,6 +128,9 @@ class Context:
         whole module is walked. The lookups made are left in ``deps``, ``class_deps`` and ``return_deps``.
         """
         self.tree = tree
+        # the toolkits' members as the walk starts: a later module that adds one, or a second
+        # definition of one, makes the walk's result stale (revalidated as a whole)
+        self.deps[TOOL_MEMBERS_DEP] = self.resolver.source.tool_members_stamp()
         try:
             self.body(tree.body)
             for fn in self.tool_methods:
@@ -532,10 +536,7 @@ class Context:
         nothing else the project or its libraries define (:meth:`Project.tool_member`), and ``x`` is
         not known to be anything (a toolkit handed in from another module:
         ``self.toolkit.get_google_news``). The member's kind is recorded in ``deps``."""
-        source = self.resolver.source
-        if TOOL_MEMBERS_DEP not in self.deps:  # the answers as first asked: revalidated as a whole
-            self.deps[TOOL_MEMBERS_DEP] = source.tool_members_stamp()
-        qual = source.tool_member(node.attr)
+        qual = self.member_named(node.attr)
         if qual is None or self.kind_of(node.value) is not None:
             return None
         return self.kind(qual)
