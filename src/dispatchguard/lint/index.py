@@ -155,14 +155,19 @@ def is_home_grown_base(stmt: ast.ClassDef) -> bool:
 
 
 def class_attrs(stmt: ast.ClassDef) -> Iterator[str]:
-    """The names a class body binds by ``def`` or by assignment (a method's, an attribute's)."""
+    """The public names a class body binds by ``def`` or by assignment (a method's, an
+    attribute's); private and special names (``_x``, ``__init__``) are left out, as no toolkit
+    member so named is taken for a tool on an unknown receiver."""
     for item in stmt.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield item.name
+            names = [item.name]
         elif isinstance(item, ast.Assign):
-            yield from (t.id for t in item.targets if isinstance(t, ast.Name))
+            names = [t.id for t in item.targets if isinstance(t, ast.Name)]
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            yield item.target.id
+            names = [item.target.id]
+        else:
+            continue
+        yield from (name for name in names if not name.startswith("_"))
 
 
 def class_members(stmt: ast.ClassDef) -> dict[str, Desc]:

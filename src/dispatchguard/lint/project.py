@@ -406,7 +406,7 @@ class Project:
         for name, members in info.members.items():
             for attr in members:
                 qual = f"{prefix}{name}.{attr}"
-                if kind(qual) == TOOL:
+                if not attr.startswith("_") and kind(qual) == TOOL:
                     quals = self._tool_member_quals.setdefault(attr, set())
                     if qual not in quals:
                         quals.add(qual)
