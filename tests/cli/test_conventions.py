@@ -295,6 +295,49 @@ def test_show_settings_lists_the_detected_dispatch_points(tmp_path):
     assert configured.stdout.splitlines()[-1] == "# dispatch points: the configured dispatchers only (detection is off)"
 
 
+REQUESTED_CALLS_AGENT = """\
+from langchain.agents import AgentExecutor
+from langchain_core.tools import tool
+
+
+@tool
+def convert(q: str) -> str:
+    \"\"\"Convert.\"\"\"
+    return q
+
+
+TOOLS = [convert]
+
+
+class Executor(AgentExecutor):
+    def _take_next_step(self, name_to_tool_map, color_mapping, inputs, intermediate_steps, run_manager=None):
+        name_to_tool_map = {t.name: t for t in TOOLS}
+        for action in [self.agent.plan(intermediate_steps, **inputs)]:
+            yield name_to_tool_map[action.tool].run(action.tool_input)
+
+
+class Handler:
+    def handle(self, calls):
+        for call in calls:
+            for candidate in TOOLS:
+                if candidate.name == call["name"]:
+                    return candidate.invoke(call["args"])
+"""
+
+
+def test_show_settings_lists_the_classes_methods_that_run_requested_calls(tmp_path):
+    """An executor subclass's step and a handler class's method, told by what they do (a tool looked
+    up by the requested call's name, then run), are listed as dispatch points."""
+    write_tree(tmp_path / "p", {"pyproject.toml": "[tool.dispatchguard]\n", "agent.py": REQUESTED_CALLS_AGENT})
+    done = run_cli("check", "--show-settings", cwd=tmp_path / "p")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-3:] == [
+        "# dispatch points detected (DG101 lets them run tools; pin them with dispatchers = [...]): 2",
+        "#   agent.py:18 in Executor._take_next_step",
+        "#   agent.py:26 in Handler.handle",
+    ]
+
+
 def test_the_summary_counts_files_without_a_tool_word_apart(tmp_path):
     """A file that names no tool word is read, never checked by a rule (a syntax error in it is
     the project's Python linter's): the summary does not count it as checked."""

@@ -12,7 +12,7 @@ from dispatchguard.lint import LintConfig, check_paths, engine, load_config
 from ..conftest import about
 from .conftest import FIXTURES, project_expectations
 
-PROJECTS = ["crossfile", "aliases", "registries", "strict", "returns", "returns_strict"]
+PROJECTS = ["crossfile", "aliases", "registries", "strict", "returns", "returns_strict", "toolkits"]
 
 
 def _config(root: Path) -> LintConfig:
@@ -79,7 +79,11 @@ def test_paths_are_relative_to_cwd_when_below_it(tmp_path: Path, monkeypatch: py
     assert os.sep not in about(report.findings)[0].path or os.sep == "/"
 
 
-@pytest.mark.parametrize("name", PROJECTS)
+#: a toolkit's members are known to a focused run from the cache's summaries only (the test below)
+FOCUSED_FROM_CACHE = {"toolkits"}
+
+
+@pytest.mark.parametrize("name", [p for p in PROJECTS if p not in FOCUSED_FROM_CACHE])
 def test_a_file_checked_alone_has_the_findings_of_the_whole_run(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A few files are checked *focused* (modules loaded as their names lead to them, issue 20):
     a file's findings never depend on which other paths are given."""
@@ -91,3 +95,18 @@ def test_a_file_checked_alone_has_the_findings_of_the_whole_run(name: str, monke
         alone = check_paths([path], config, jobs=1, use_cache=False)
         assert about(alone.findings) == [f for f in about(whole.findings) if f.path == path], path
         assert alone.files_parsed <= whole.files_parsed, path  # never more than the whole run
+
+
+def test_a_focused_run_knows_toolkit_members_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file checked alone (focused: no word rounds over the project) reads the toolkits' members
+    from the summaries a whole run cached, and reports what the whole run reports."""
+    root = FIXTURES / "toolkits"
+    monkeypatch.chdir(root)
+    config = _config(root)
+    whole = check_paths(["."], config, jobs=1, cache_dir=tmp_path)
+    path = "app/a_analyzer.py"
+    expected = [f for f in about(whole.findings) if f.path == path]
+    assert [(f.line, f.code) for f in expected] == [(13, "DG101")]
+    (root / path).touch()  # not unchanged: the run is focused, not the cache's report
+    alone = check_paths([path], config, jobs=1, cache_dir=tmp_path)
+    assert about(alone.findings) == expected

@@ -49,9 +49,33 @@ def line_only(source: str, code: str) -> set[int]:
     }
 
 
+FILE = re.compile(r"^# file: (?P<path>[\w/]+\.py)$")
+
+
+def case_files(source: str) -> dict[str, str]:
+    """A case as the modules of a project: ``# file: app/x.py`` lines start a module (a case without
+    them is ``snippet.py``); each module keeps the case's other lines blank, so its line numbers are
+    the case file's."""
+    lines = source.split("\n")
+    starts = [(n, m["path"]) for n, line in enumerate(lines) if (m := FILE.match(line))]
+    if not starts:
+        return {"snippet.py": source}
+    files = {}
+    for index, (start, path) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)
+        files[path] = "\n" * (start + 1) + "\n".join(lines[start + 1 : end]) + "\n"
+    return files
+
+
 def findings(source: str, code: str) -> set[tuple[int, int, str]]:
-    """The rule's findings, the rule selected by its code (a rule in preview runs only so)."""
-    found = check_source(source, LintConfig(extend_select=(code,)))
+    """The rule's findings, the rule selected by its code (a rule in preview runs only so), in every
+    module of the case (:func:`case_files`), each checked with the others as its project."""
+    config = LintConfig(extend_select=(code,))
+    files = case_files(source)
+    found = []
+    for path, text in files.items():
+        extra = {other: other_text for other, other_text in files.items() if other != path}
+        found += check_source(text, config, path=path, extra=extra)
     return {(f.line, f.col, f.message) for f in found if f.code == code and not f.suppressed}
 
 

@@ -8,7 +8,9 @@ A summary depends only on the file's content (so it is cached by content hash) a
 registered names the fixes use; ``"stars": [module, ...]`` for its ``from module import *`` (a
 package's ``__init__`` re-exporting its modules' names); ``"members": {class: {name: descriptor}}``
 for what a class body binds that may be a tool (a decorated method, a class attribute:
-:func:`class_members`); ``"returns": {function: verdict}`` when a top-level function's
+:func:`class_members`); ``"attrs": [name, ...]`` for the names every top-level class's body
+binds (methods and class attributes: whether a tool member's name is defined elsewhere);
+``"returns": {function: verdict}`` when a top-level function's
 returns are all known to be JSON text, all known not to be, or it only raises (see
 :func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone).
 
@@ -152,6 +154,22 @@ def is_home_grown_base(stmt: ast.ClassDef) -> bool:
     return {"name", "description"} <= bound
 
 
+def class_attrs(stmt: ast.ClassDef) -> Iterator[str]:
+    """The public names a class body binds by ``def`` or by assignment (a method's, an
+    attribute's); private and special names (``_x``, ``__init__``) are left out, as no toolkit
+    member so named is taken for a tool on an unknown receiver."""
+    for item in stmt.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = [item.name]
+        elif isinstance(item, ast.Assign):
+            names = [t.id for t in item.targets if isinstance(t, ast.Name)]
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names = [item.target.id]
+        else:
+            continue
+        yield from (name for name in names if not name.startswith("_"))
+
+
 def class_members(stmt: ast.ClassDef) -> dict[str, Desc]:
     """What a class body binds that may be a tool, read as top-level bindings are: a method with
     decorators (``@tool("save_dataset") @staticmethod def save_dataset``, reached as
@@ -288,6 +306,8 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         summary["stars"] = block.stars
     if block.members:
         summary["members"] = block.members
+    if block.attrs:
+        summary["attrs"] = sorted(block.attrs)
     if keys:
         summary["keys"] = keys
     # a tool's run methods too (``Class._run``): another tool holding an instance answers what they return
@@ -418,6 +438,7 @@ class _Block:
         self.type_vars: set[str] = set()  # names bound to ``TypeVar(...)`` so far
         self.stars: list[str] = []  # the modules of ``from module import *``
         self.members: dict[str, dict[str, Desc]] = {}  # class -> what its body binds that may be a tool
+        self.attrs: list[str] = []  # the names the classes' bodies bind (methods, class attributes), once per class
 
     def read(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -434,6 +455,7 @@ class _Block:
         bases = [b for b in (dotted(_strip_subscript(b)) for b in stmt.bases) if b]
         desc: Desc = ["class", bases, "base"] if is_home_grown_base(stmt) else ["class", bases]
         _bind(self.defs, self.imports, stmt.name, desc)
+        self.attrs.extend(set(class_attrs(stmt)))
         members = class_members(stmt)
         if members:
             self.members[stmt.name] = members

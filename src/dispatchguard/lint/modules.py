@@ -11,7 +11,7 @@ __all__ = ["ModuleInfo"]
 class ModuleInfo:
     """One module's summary (see :mod:`.index`) under its primary name and aliases."""
 
-    __slots__ = ("aliases", "defs", "imports", "is_package", "members", "name", "returns", "stars")
+    __slots__ = ("aliases", "attrs", "defs", "imports", "is_package", "members", "name", "returns", "stars")
 
     def __init__(self, name: str, is_package: bool, summary: dict[str, Any], aliases: tuple[str, ...] = ()) -> None:
         self.name = name
@@ -22,3 +22,4 @@ class ModuleInfo:
         self.returns: dict[str, str] = summary.get("returns", {})
         self.stars: list[str] = summary.get("stars", [])
         self.members: dict[str, dict[str, list]] = summary.get("members", {})
+        self.attrs: list[str] = summary.get("attrs", [])

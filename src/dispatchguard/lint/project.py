@@ -24,6 +24,7 @@ always wins over an alias. Aliases only add names: the word closure is unchanged
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -34,12 +35,12 @@ from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
 from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
-from dispatchguard.lint.kinds import TOOL_KINDS
+from dispatchguard.lint.kinds import TOOL, TOOL_KINDS
 from dispatchguard.lint.library import tool_list_sources
 from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.notebook import virtual_bytes
 from dispatchguard.lint.parsing import parse_bytes
-from dispatchguard.lint.resolve import Resolver
+from dispatchguard.lint.resolve import TOOL_MEMBERS_DEP, Resolver
 
 PRIVATE_RUN = re.compile(rb"\._a?run\b")
 #: A module with ``from module import *`` is a candidate from the first round: the names it
@@ -149,6 +150,10 @@ class Project:
             self.environment.forget_modules()  # a new project: library files are stat'ed again when read
         self.resolver = Resolver(config, self.owners, self, self.environment)
         self.infos: dict[str, ModuleInfo] = {}  # key -> loaded module
+        self._defined: dict[str, int] = {}  # name -> how many loaded modules define it (class bodies, top level)
+        self._tool_member_quals: dict[str, set[str]] = {}  # member name -> the project's tool members so named
+        self._members_stamp: str | None = None  # tool_members_stamp, until a module is loaded
+        self._members_from_known = False  # whether the known summaries' toolkit members were read
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
         self.keep_trees = frozenset(keep_trees)
@@ -311,9 +316,47 @@ class Project:
         """Make ``summary`` the loaded module of file ``key`` and return it; the resolver's memo is dropped."""
         name, aliases, is_package = self.module_names[key]
         info = ModuleInfo(name, is_package, summary, aliases)
+        old = self.infos.get(key)
+        if old is not None:  # a buffer replaces the file's summary
+            self._count_definitions(old, -1)
         self.infos[key] = info
+        self._count_definitions(info, 1)
+        self._members_stamp = None
         self.resolver.forget()
         return info
+
+    def _known_members(self) -> None:
+        """Without word rounds (a focused run, the editor path), the toolkit members of the files
+        whose summaries are known (from the cache) without parsing: their modules are loaded from
+        those summaries, and so is every known module that defines one of the members' names."""
+        self._members_from_known = True
+        summaries = [(key, summary) for key, (summary, _) in list(self.known.items()) if summary and key in self.files]
+        for key, summary in summaries:
+            if summary.get("members"):
+                info = self.load(key)
+                if info is not None:
+                    for _ in self._tool_members(info):
+                        pass
+        names = set(self._tool_member_quals)
+        for key, summary in summaries:
+            if names.intersection(summary.get("attrs", ())) or names.intersection(summary["defs"]):
+                self.load(key)
+
+    def tool_members_stamp(self) -> str:
+        """A stamp of the answers :meth:`tool_member` gives now: empty when the project has no
+        toolkit member, else a digest of each member name with its answer. Memoised until a module
+        is loaded or the words change."""
+        stamp = self._members_stamp
+        if stamp is None:
+            answers = sorted((name, self.tool_member(name) or "") for name in self._tool_member_quals)
+            stamp = hashlib.blake2b(repr(answers).encode(), digest_size=8).hexdigest() if answers else ""
+            self._members_stamp = stamp
+        return stamp
+
+    def _count_definitions(self, info: ModuleInfo, step: int) -> None:
+        defined = self._defined
+        for name in (*info.attrs, *info.defs):
+            defined[name] = defined.get(name, 0) + step
 
     # ---------------------------------------------------------------- words
 
@@ -334,6 +377,8 @@ class Project:
             # each name is looked up only while it is no word yet: the generators see ``words`` grow
             for name in self._tool_bindings(info, words):
                 keep(name, stem)
+            if key in self.files:  # a toolkit's tool member is reached through any receiver
+                words.update(self._tool_members(info))
             for name, inside_target in self._tool_imports(info, words):
                 # an installed library's tool is imported by its own name from anywhere
                 keep(name, stem if inside_target else "")
@@ -351,6 +396,35 @@ class Project:
         for name, members in info.members.items():
             if name not in words and any(kind(f"{prefix}{name}.{attr}") in TOOL_KINDS for attr in members):
                 yield name
+
+    def _tool_members(self, info: ModuleInfo) -> Iterator[str]:
+        """The names of the tool members of ``info``'s classes (``@tool`` static methods of a
+        toolkit, class attributes bound to tools), noted for :meth:`tool_member`: plain words, as a
+        file reaches them on any receiver."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for name, members in info.members.items():
+            for attr in members:
+                qual = f"{prefix}{name}.{attr}"
+                if not attr.startswith("_") and kind(qual) == TOOL:
+                    quals = self._tool_member_quals.setdefault(attr, set())
+                    if qual not in quals:
+                        quals.add(qual)
+                        self._members_stamp = None
+                    yield attr
+
+    def tool_member(self, name: str) -> str | None:
+        """The qualified name of the one tool member of a project class named ``name`` (a toolkit's
+        ``@tool`` method or tool attribute, as the word rounds found them), when no other definition
+        the loaded modules know has that name (a method or class attribute of another class, of the
+        project or of its libraries, a top-level function); else None. Every file that defines the
+        name names it, so it is a candidate, loaded once the words are complete."""
+        if self.candidates is None and not self._members_from_known:
+            self._known_members()
+        quals = self._tool_member_quals.get(name)
+        if quals is None or name in _BUILTIN_MEMBERS or len(quals) != 1 or self._defined.get(name, 0) != 1:
+            return None
+        return next(iter(quals))
 
     def _tool_imports(self, info: ModuleInfo, words: set[str]) -> Iterator[tuple[str, bool]]:
         """The names ``info`` imports that are tool-related, but those in ``words``, each with
@@ -426,7 +500,7 @@ class Project:
         resolver = self.resolver
         kind, full_kind, returns = resolver.kind, resolver.full_kind, resolver.function_returns
         return (
-            all(kind(q) == k for q, k in deps)
+            all((self.tool_members_stamp() if q == TOOL_MEMBERS_DEP else kind(q)) == k for q, k in deps)
             and all(full_kind(q) == k for q, k in class_deps)
             and all(returns(q) == v for q, v in return_deps)
         )
@@ -513,3 +587,9 @@ def outside_module_name(path: Path) -> tuple[str, tuple[str, ...], bool]:
     if is_package:
         parts = parts[:-1]
     return ".".join(parts), (), is_package
+
+
+#: the members of the built-in types (``dict.get``, ``str.format``): never only a toolkit's
+_BUILTIN_MEMBERS = frozenset(
+    name for t in (object, dict, list, tuple, set, frozenset, str, bytes, int, float, type) for name in dir(t)
+)

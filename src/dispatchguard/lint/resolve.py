@@ -47,6 +47,18 @@ class ModuleSource(Protocol):
         """The module that owns ``name``; None when it is not loaded and either ``any_module`` is
         false and the module is not a candidate, or it cannot be parsed."""
 
+    def tool_member(self, name: str) -> str | None:
+        """The qualified name of the one tool member of a project class named ``name``, when no
+        other definition the loaded modules know has that name; else None."""
+
+    def tool_members_stamp(self) -> str:
+        """A stamp of every answer :meth:`tool_member` gives now (a walk that asked records it under
+        :data:`TOOL_MEMBERS_DEP`: its result holds while the stamp does)."""
+
+
+#: the ``deps`` key under which a walk that asked for toolkit members records their stamp
+TOOL_MEMBERS_DEP = "<tool members>"
+
 
 class _NotCandidate:
     """A project module left unloaded: none of its bindings is tool-related."""

@@ -44,7 +44,10 @@ class FunctionInfo:
     """A function as the rules see it once the walk is over: its node, qualified name, returns,
     local assignments (name -> assigned values, in order) and whether it is a generator."""
 
-    __slots__ = ("artifact", "assigns", "class_name", "is_generator", "key", "node", "qualname", "returns", "scopes")
+    __slots__ = (
+        "artifact", "assigns", "class_name", "is_generator", "key", "node", "qualname", "requested", "returns",
+        "scopes",
+    )
 
     def __init__(self, node: ast.AST, qualname: str, class_name: str | None) -> None:
         self.node = node
@@ -53,6 +56,9 @@ class FunctionInfo:
         self.returns: list[ast.Return] = []
         self.assigns: dict[str, list[ast.AST | None]] = {}
         self.scopes: list[Scope] = []
+        #: the variables of its loops over what the caller gave (a parameter, a part of one, a value a
+        #: call made): the requested calls, whose names are known only at run time
+        self.requested: set[str] = set()
         self.is_generator = False
         self.key: str | None = None  # "name" or "Class.name" for functions callable by name
         # a tool function declared with response_format="content_and_artifact": it returns

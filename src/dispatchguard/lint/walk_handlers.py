@@ -9,7 +9,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dispatchguard.lint.index import dotted, import_bindings
-from dispatchguard.lint.inference.flow import model_call_target, name_comparisons, rooted_in, run_time_key
+from dispatchguard.lint.inference.flow import (
+    caller_given,
+    model_call_target,
+    name_comparisons,
+    rooted_in,
+    run_time_key,
+)
 from dispatchguard.lint.inference.module_returns import loop_value
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, REGISTRY, TOOL
 from dispatchguard.lint.scopes import FunctionInfo, Scope
@@ -324,6 +330,7 @@ def _for(ctx: WalkState, node: ast.For | ast.AsyncFor) -> None:
     ctx.visit(node.iter)
     element, second = ctx.element_kind(node.iter)
     _bind_loop_target(ctx, node.target, element, second, node.iter)
+    _note_requested(ctx, node, element)
     model_call = model_call_target(node, ctx.function)
     if model_call is not None:
         ctx.model_calls.append(model_call)
@@ -331,6 +338,24 @@ def _for(ctx: WalkState, node: ast.For | ast.AsyncFor) -> None:
     if model_call is not None:
         ctx.model_calls.pop()
     ctx.body(node.orelse)
+
+
+def _note_requested(ctx: WalkState, node: ast.For | ast.AsyncFor, element: str | None) -> None:
+    """Note a loop variable that holds the calls the caller gave (``for call in tool_calls``, ``for
+    action in actions`` of ``self.agent.plan(...)``), not tools nor the items of a registry: a tool
+    looked up by its name is a requested call run (:func:`.inference.flow.requested_name`)."""
+    fn = ctx.function
+    if fn is None:
+        return
+    target, iterable = node.target, node.iter
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2:  # ``for i, call in enumerate(calls)``
+        target = target.elts[1]
+    if not isinstance(target, ast.Name):
+        return
+    if element is None and caller_given(iterable, fn) and ctx.kind_of(iterable) is None:
+        fn.requested.add(target.id)
+    else:
+        fn.requested.discard(target.id)
 
 
 def _if(ctx: WalkState, node: ast.If) -> None:

@@ -62,7 +62,7 @@ from dispatchguard.lint.inference.tables import parse_deferred, union
 from dispatchguard.lint.kinds import CLASS, DECORATOR, FACTORY, PLAIN_CLASS, REGISTRY, TOOL
 from dispatchguard.lint.library import library_tool_list_method, tool_list_method_names
 from dispatchguard.lint.modules import ModuleInfo
-from dispatchguard.lint.resolve import Resolver
+from dispatchguard.lint.resolve import TOOL_MEMBERS_DEP, Resolver
 from dispatchguard.lint.rule import TOOL_CLASS, TOOL_FUNCTION, TOOL_METHOD, hooks_by_event
 from dispatchguard.lint.scopes import FunctionInfo, Scope
 from dispatchguard.lint.walk_handlers import HANDLERS, LEAVES
@@ -125,6 +125,7 @@ class Context:
         #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
         self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
+        self.member_named = resolver.source.tool_member  # a member name -> the one toolkit tool so named
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
 
@@ -137,6 +138,9 @@ class Context:
         whole module is walked. The lookups made are left in ``deps``, ``class_deps`` and ``return_deps``.
         """
         self.tree = tree
+        # the toolkits' members as the walk starts: a later module that adds one, or a second
+        # definition of one, makes the walk's result stale (revalidated as a whole)
+        self.deps[TOOL_MEMBERS_DEP] = self.resolver.source.tool_members_stamp()
         try:
             self.body(tree.body)
             for fn in self.tool_methods:
@@ -470,12 +474,34 @@ class Context:
         fn = self.function
         if fn is None or self.tree is None:
             return False
-        position = parameter_position(fn.node, name, is_method=fn.class_name is not None)
-        if position is None:
+        fn = self._parameter_owner(fn, name)
+        position = parameter_position(fn.node, name, is_method=fn.class_name is not None) if fn else None
+        if fn is None or position is None:
             return False
         callee = fn.qualname.rpartition(".")[2]
         sites = [c for c in self.calls_of(callee) if calls_same_function(c, fn.class_name is not None)]
         return self._every_argument_a_tool(sites, position, name)
+
+    def _parameter_owner(self, fn: FunctionInfo, name: str) -> FunctionInfo | None:
+        """The function whose parameter ``name`` is, seen from ``fn``: ``fn`` itself, or the
+        enclosing function of a closure that does not bind it itself (``def make_node(tool): def
+        node(state): return tool.invoke(...)``)."""
+        args = fn.node.args  # type: ignore[attr-defined]
+        if any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)):
+            return fn
+        if fn.assigns.get(name) or not fn.scopes:
+            return None
+        for scope in reversed(fn.scopes[:-1]):
+            outer = scope.fn
+            if scope.kind != "function" or outer is None or outer is fn:
+                continue
+            if outer.node is not None and any(
+                a.arg == name for a in (*outer.node.args.posonlyargs, *outer.node.args.args)  # type: ignore[attr-defined]
+            ):
+                return outer
+            if name in scope.names or name in scope.quals:
+                return None
+        return None
 
     def attribute_filled_with_tools(self, attr: str) -> bool:
         """Whether ``self.attr`` of the current class is set in ``__init__`` from a parameter that
@@ -534,7 +560,7 @@ class Context:
                 if cls is not None:
                     return cls.attrs.get(node.attr)  # type: ignore[attr-defined]
             qual = self.qualified_name(node)
-            return self.kind(qual) if qual is not None else None
+            return self.kind(qual) if qual is not None else self.tool_member(node)  # type: ignore[arg-type]
         if isinstance(node, ast.Call):
             return self.call_result_kind(node)
         if node_type is ast.Await:  # an awaited call gives what the coroutine returns
@@ -546,6 +572,16 @@ class Context:
         # a display of tools, as the index reads a module-level one (``["coll", ...]``)
         items = node.elts if isinstance(node, _DISPLAYS) else node.values  # type: ignore[attr-defined]
         return REGISTRY if any(self.kind_of(item) == TOOL for item in items) else None
+
+    def tool_member(self, node: ast.Attribute) -> str | None:
+        """A tool, for ``x.name`` where ``name`` is the member name of one toolkit's tool and of
+        nothing else the project or its libraries define (:meth:`Project.tool_member`), and ``x`` is
+        not known to be anything (a toolkit handed in from another module:
+        ``self.toolkit.get_google_news``). The member's kind is recorded in ``deps``."""
+        qual = self.member_named(node.attr)
+        if qual is None or self.kind_of(node.value) is not None:
+            return None
+        return self.kind(qual)
 
     def _comprehension_kind(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> str | None:
         """A registry for a comprehension that keeps the tools of one: ``{t.name: t for t in tools}``,
@@ -585,6 +621,10 @@ class Context:
                 return TOOL if self.kind_of(func.value) == REGISTRY else None
             if func.attr.startswith("from_"):
                 return TOOL if self.is_tool_constructor(func) else None
+        elif isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+            member = node.args[1]  # ``getattr(toolkit, "get_google_news")``
+            if isinstance(member, ast.Constant) and isinstance(member.value, str):
+                return self.tool_member(ast.Attribute(value=node.args[0], attr=member.value))
         k = self.kind_of(func)
         if k == DECORATOR:
             return DECORATOR if options_only(node) else TOOL

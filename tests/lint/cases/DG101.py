@@ -1130,3 +1130,235 @@ async def tool_node(state, session):
         result = await tools_by_name[tool_call["name"]].ainvoke(tool_call["args"])
         outputs.append(ToolMessage(content=result, tool_call_id=tool_call["id"]))
     return {"messages": outputs}
+
+# case: invalid a toolkit's tool member, on a toolkit handed in from another module, is that tool
+# file: app/toolkit.py
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+class SearchTool(BaseTool):
+    name: str = "search"
+    description: str = "Search."
+
+    def _run(self, q: str) -> str:
+        return q
+
+
+class Toolkit:
+    web_lookup = SearchTool()
+
+    @staticmethod
+    @tool
+    def get_google_news(query: str) -> str:
+        """News."""
+        return query
+
+# file: app/factory.py
+from app.analyzer import UnifiedNewsAnalyzer
+from app.toolkit import Toolkit
+
+
+def make():
+    return UnifiedNewsAnalyzer(Toolkit())
+
+# file: app/analyzer.py
+class UnifiedNewsAnalyzer:
+    def __init__(self, toolkit):
+        self.toolkit = toolkit
+
+    def news(self, q):
+        return self.toolkit.get_google_news.invoke({"query": q})  # error: DG101:16 direct tool call `self.toolkit.get_google_news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    def lookup(self, q):
+        return self.toolkit.web_lookup.run(q)  # error: DG101:16 direct tool call `self.toolkit.web_lookup.run(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def guarded(toolkit, q):
+    if hasattr(toolkit, "get_google_news"):
+        return toolkit.get_google_news.invoke(q)  # error: DG101:16 direct tool call `toolkit.get_google_news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    news = getattr(toolkit, "get_google_news")
+    return news.invoke(q)  # error: DG101:12 direct tool call `news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid a member name another class also defines, or a built-in type's, names no tool on an unknown receiver
+# file: app/toolkit.py
+from langchain_core.tools import tool
+
+
+class Toolkit:
+    @staticmethod
+    @tool
+    def get_google_news(query: str) -> str:
+        """News."""
+        return query
+
+    @staticmethod
+    @tool
+    def get(query: str) -> str:
+        """Get a page."""
+        return query
+
+
+class NewsFeed:
+    def get_google_news(self):
+        return []
+
+# file: app/analyzer.py
+def analyse(source, options, q):
+    source.get_google_news.invoke(q)
+    return options.get("depth", 1)
+
+# case: invalid a graph's node functions run tool objects a module built or the builder filled in, beside its ToolNode
+# file: app/tools.py
+from langchain_community.tools.tavily_search import TavilySearchResults
+
+web_search_tool = TavilySearchResults(k=3)
+
+# file: app/graph.py
+import functools
+from functools import partial
+
+from langgraph.graph import StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+from app.tools import web_search_tool
+
+
+def web_search(state):
+    return {"documents": web_search_tool.invoke({"query": state["question"]})}  # error: DG101:26 direct tool call `web_search_tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def search_node(state, tool):
+    return {"documents": tool.invoke({"query": state["question"]})}  # error: DG101:26 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def rerun_node(state, tool, limit):
+    return tool.invoke(state["question"])[:limit]  # error: DG101:12 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def make_node(tool):
+    def node(state):
+        return {"documents": tool.invoke(state["question"])}  # error: DG101:30 direct tool call `tool.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+    return node
+
+
+def build():
+    builder = StateGraph(dict)
+    builder.add_node("web_search", web_search)
+    builder.add_node("search", partial(search_node, tool=web_search_tool))
+    builder.add_node("rerun", functools.partial(rerun_node, tool=web_search_tool, limit=3))
+    builder.add_node("closure", make_node(web_search_tool))
+    builder.add_node("tools", ToolNode([web_search_tool]))
+    builder.add_conditional_edges("search", tools_condition)
+    return builder.compile()
+
+# case: valid a node filled with something else by the builder, or a closure over a rebound name, runs no known tool
+from functools import partial
+
+from langchain_community.tools.tavily_search import TavilySearchResults
+from langgraph.graph import StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+web_search_tool = TavilySearchResults(k=3)
+
+
+def search_node(state, tool):
+    return tool.invoke(state["question"])
+
+
+def make_node(tool):
+    def node(state):
+        tool = state["runner"]
+        return tool.invoke(state["question"])
+
+    return node
+
+
+def make_other(tool):
+    def node(state):
+        return tool.invoke(state["question"])
+
+    return node
+
+
+def build(llm):
+    builder = StateGraph(dict)
+    builder.add_node("search", partial(search_node, tool=llm))
+    builder.add_node("closure", make_node(web_search_tool))
+    builder.add_node("other", make_other(web_search_tool))
+    builder.add_node("model", make_other(llm))
+    builder.add_node("tools", ToolNode([web_search_tool]))
+    builder.add_conditional_edges("search", tools_condition)
+    return builder.compile()
+
+# case: valid an executor subclass, a tool-call handler class and a fallback's second branch run the requested calls by name: dispatch points
+from langchain.agents import AgentExecutor
+from langchain_core.tools import tool
+
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+TOOLS = [search]
+
+
+class StreamingExecutor(AgentExecutor):
+    def _iter_next_step(self, name_to_tool_map, color_mapping, inputs, intermediate_steps, run_manager=None):
+        output = self.agent.plan(intermediate_steps, **inputs)
+        actions = [output]
+        name_to_tool_map = {t.name: t for t in TOOLS}
+        for agent_action in actions:
+            if agent_action.tool in name_to_tool_map:
+                tool = name_to_tool_map[agent_action.tool]
+                yield tool.run(agent_action.tool_input)
+
+
+class CallHandler:
+    def __init__(self):
+        self.tools = {t.name: t for t in TOOLS}
+
+    def process(self, requested_calls):
+        results = []
+        for i, call in enumerate(requested_calls):
+            results.append(self.tools[call["function"]["name"]].invoke(call["args"]))
+        return results
+
+
+def run_with_fallback(message):
+    by_name = {t.name: t for t in TOOLS}
+    for call in message.additional_kwargs["function_calls"]:
+        try:
+            return by_name[call.get("name")].invoke(call["arguments"])
+        except KeyError:
+            for candidate in TOOLS:
+                if candidate.name == call["name"]:
+                    return candidate.run(call["arguments"])
+
+# case: invalid a loop over a module's own plan, over a registry's names, or over what else the caller gave runs chosen tools directly
+from langchain_core.tools import tool
+
+
+@tool
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+TOOLS = {"search": search}
+PLAN = [{"name": "search", "args": {"q": "x"}}]
+
+
+def replay():
+    for step in PLAN:
+        TOOLS[step["name"]].invoke(step["args"])  # error: DG101:9 direct tool call `TOOLS[step['name']].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+
+def run_all(names, documents):
+    for name in TOOLS:
+        TOOLS[name].invoke("x")  # error: DG101:9 direct tool call `TOOLS[name].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    for document in documents:
+        TOOLS[document.title].invoke(document.text)  # error: DG101:9 direct tool call `TOOLS[document.title].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`

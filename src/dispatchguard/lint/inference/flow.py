@@ -132,6 +132,8 @@ def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[st
     another loop or comprehension (running every tool of a registry is no dispatch)."""
     if rooted_in(key, model_calls):
         return True
+    if fn is not None and fn.requested and requested_name(key, fn.requested):
+        return True
     while isinstance(key, (ast.Attribute, ast.Subscript)):
         key = key.value
     if fn is None:
@@ -144,6 +146,52 @@ def run_time_key(key: ast.AST, fn: FunctionInfo | None, model_calls: Sequence[st
     if values:  # one run-time value makes it a choice (constants are defaults and fallbacks)
         return any(v is not None and not isinstance(v, ast.Constant) for v in values)
     return key.id in _parameters(fn.node)
+
+
+#: the parts of a requested call that name the tool (``call["name"]``, ``action.tool``, ``call.function.name``)
+REQUESTED_NAMES = frozenset({"name", "tool", "tool_name", "function_name"})
+
+
+def requested_name(key: ast.AST, loop_names: Sequence[str] | set[str]) -> bool:
+    """Whether ``key`` is the tool name of a call one of ``loop_names`` holds: ``call["name"]``,
+    ``call.get("name")``, ``action.tool``, ``call.function.name``."""
+    if isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) and key.func.attr == "get" and key.args:
+        first = key.args[0]
+        part, key = (first.value if isinstance(first, ast.Constant) else None), key.func.value
+    elif isinstance(key, ast.Attribute):
+        part = key.attr
+    elif isinstance(key, ast.Subscript) and isinstance(key.slice, ast.Constant):
+        part = key.slice.value
+    else:
+        return False
+    return part in REQUESTED_NAMES and rooted_in(key, list(loop_names))
+
+
+def caller_given(node: ast.AST, fn: FunctionInfo, depth: int = 0) -> bool:
+    """Whether a loop's iterable is what the caller gave the function, or what a call made in it:
+    a parameter (but ``self``/``cls``) or a part of one, a call's result (``self.agent.plan(...)``),
+    a display of such values, or a local bound to one (``actions = [output]``)."""
+    if depth > 3:
+        return False
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("enumerate", "reversed", "list", "tuple"):
+            return bool(node.args) and caller_given(node.args[0], fn, depth + 1)
+        return True
+    if isinstance(node, ast.Await):
+        return caller_given(node.value, fn, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return any(caller_given(e, fn, depth + 1) for e in node.elts)
+    if isinstance(node, ast.BoolOp):
+        return caller_given(node.values[0], fn, depth + 1)
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id in ("self", "cls"):
+        return False
+    values = fn.assigns.get(node.id)
+    if values:
+        return any(v is not None and caller_given(v, fn, depth + 1) for v in values)
+    return node.id in _parameters(fn.node)
 
 
 def name_comparisons(test: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
@@ -370,16 +418,28 @@ def parameter_position(node: ast.AST, name: str, *, is_method: bool) -> int | No
 
 
 def calls_by_callee(tree: ast.Module) -> dict[str, list[ast.Call]]:
-    """The module's calls by the name they call: ``f(...)`` under ``f``, ``self.m(...)`` under ``m``."""
+    """The module's calls by the name they call: ``f(...)`` under ``f``, ``self.m(...)`` under ``m``;
+    ``partial(f, a, k=b)`` as the call ``f(a, k=b)`` that fills those arguments (a graph builder's
+    ``add_node("search", partial(search_node, tool=search))``)."""
     found: dict[str, list[ast.Call]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
+            node = _partial_call(node) or node
             func = node.func
             if isinstance(func, ast.Name):
                 found.setdefault(func.id, []).append(node)
             elif isinstance(func, ast.Attribute) and _is_self_name(func.value):
                 found.setdefault(func.attr, []).append(node)
     return found
+
+
+def _partial_call(node: ast.Call) -> ast.Call | None:
+    """``f(a, k=b)`` for ``partial(f, a, k=b)`` or ``functools.partial(...)``; None for any other call."""
+    func = node.func
+    named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if named != "partial" or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    return ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords), node)
 
 
 def calls_same_function(call: ast.Call, is_method: bool) -> bool:
