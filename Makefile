@@ -34,7 +34,7 @@ demo: $(DEMO_STAMP)
 	$(BIN)/python examples/newsroom/demo.py
 
 # The two layers of tests (tests/conftest.py): `make test-fast` runs the fast layer (no subprocess, no
-# server: 1 225 tests), `make test` both layers (2 020), ruff and the coverage gates.
+# server: 1 352 tests), `make test` both layers (2 190), ruff and the coverage gates.
 #
 # Coverage starts before pytest (`coverage run`), not from pytest-cov (`pytest --cov`): pytest imports
 # its entry-point plugins, dispatchguard's own (dispatchguard.verify.pytest_plugin) among them, before
