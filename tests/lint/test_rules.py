@@ -50,6 +50,8 @@ def line_only(source: str, code: str) -> set[int]:
 
 
 FILE = re.compile(r"^# file: (?P<path>[\w/]+\.py)$")
+#: a line of a case that checks it with ``preview = true`` (a behaviour of a stable rule in preview)
+PREVIEW = "# preview"
 
 
 def case_files(source: str) -> dict[str, str]:
@@ -69,8 +71,9 @@ def case_files(source: str) -> dict[str, str]:
 
 def findings(source: str, code: str) -> set[tuple[int, int, str]]:
     """The rule's findings, the rule selected by its code (a rule in preview runs only so), in every
-    module of the case (:func:`case_files`), each checked with the others as its project."""
-    config = LintConfig(extend_select=(code,))
+    module of the case (:func:`case_files`), each checked with the others as its project; with
+    ``preview = true`` when the case has a ``# preview`` line."""
+    config = LintConfig(extend_select=(code,), preview=PREVIEW in source.split("\n"))
     files = case_files(source)
     found = []
     for path, text in files.items():
