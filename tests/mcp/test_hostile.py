@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import select
+import queue
 import subprocess
+import threading
 import time
+import weakref
 
 import httpx
 import mcp.types as types
@@ -56,15 +58,19 @@ ANSWERED = [1, 2, 3, 4, 6, 7, 8, 9]
 
 def read_answers(process: subprocess.Popen, ids, timeout: float) -> dict:
     """The server's answers to ``ids``, each output line checked to be a JSON-RPC message and
-    each request answered once."""
+    each request answered once. The lines come from a reader thread (one per process): a select()
+    on the pipe does not see a line that arrived in the same read as the one before it and waits in
+    the reader's buffer (the likely cause of one full run in three missing the last answer)."""
+    lines = _output_lines(process)
     answers: dict = {}
     deadline = time.monotonic() + timeout
     while not set(ids) <= set(answers):
-        assert time.monotonic() < deadline, f"no answer to {set(ids) - set(answers)} within {timeout}s"
-        ready, _, _ = select.select([process.stdout], [], [], 0.1)
-        if not ready:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no answer to {set(ids) - set(answers)} within {timeout}s"
+        try:
+            line = lines.get(timeout=min(left, 1.0))
+        except queue.Empty:
             continue
-        line = process.stdout.readline()
         assert line, f"the server closed its stdout (exit {process.poll()})"
         types.JSONRPCMessage.model_validate_json(line)  # a protocol violation raises here
         message = json.loads(line)
@@ -72,6 +78,24 @@ def read_answers(process: subprocess.Popen, ids, timeout: float) -> dict:
         assert message["id"] not in answers, f"request {message['id']} answered twice"
         answers[message["id"]] = message
     return answers
+
+
+_READERS: weakref.WeakKeyDictionary[subprocess.Popen, queue.Queue] = weakref.WeakKeyDictionary()
+
+
+def _output_lines(process: subprocess.Popen) -> queue.Queue:
+    """The queue of ``process``'s output lines (``b""`` once it closes its stdout)."""
+    if process not in _READERS:
+        lines: queue.Queue = queue.Queue()
+
+        def pump() -> None:
+            for line in iter(process.stdout.readline, b""):
+                lines.put(line)
+            lines.put(b"")
+
+        threading.Thread(target=pump, daemon=True).start()
+        _READERS[process] = lines
+    return _READERS[process]
 
 
 def text_of(answer: dict) -> str:
