@@ -13,6 +13,7 @@ cannot silently grow an integration test."""
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -53,6 +54,17 @@ _DG_CODE = re.compile(r"\bDG\d{3}\b")
 SELECT = ("--select", ",".join(sorted(ABOUT)))
 #: the same, as a line of a ``[tool.dispatchguard]`` table
 ABOUT_SELECT = "select = [" + ", ".join(f'"{code}"' for code in sorted(ABOUT)) + "]"
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``dispatchguard <command> --select <ABOUT> <args...>`` in ``cwd`` (``args[0]`` the command)."""
+    return subprocess.run(
+        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def about(findings: Any, codes: frozenset[str] = ABOUT) -> list:

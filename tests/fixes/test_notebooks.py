@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from dispatchguard.fix import apply_fixes, with_fixes
 from dispatchguard.lint import check_paths, load_config
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
-from ..conftest import SELECT, about
+from ..conftest import about, run_cli
 
 TOOL = """\
 from crewai.tools import BaseTool
@@ -142,24 +140,16 @@ def test_fix_data_is_in_cells_and_applies_to_the_cell(root: Path) -> None:
     assert "".join(lines) == FIXED_TOOL
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.integration
 def test_the_fix_command_on_a_notebook(root: Path) -> None:
     old = json.dumps(AGENT, indent=1) + "\n"
     (root / "agent.ipynb").write_text(old, encoding="utf-8")
-    diff = run("fix", "--no-cache", "--unsafe-fixes", "--diff", cwd=root)
+    diff = run_cli("fix", "--no-cache", "--unsafe-fixes", "--diff", cwd=root)
     assert diff.returncode == 1 and (root / "agent.ipynb").read_text(encoding="utf-8") == old
     assert '+    "import json\\n",' in diff.stdout.splitlines()
-    done = run("fix", "--no-cache", "--unsafe-fixes", cwd=root)
+    done = run_cli("fix", "--no-cache", "--unsafe-fixes", cwd=root)
     assert done.returncode == 1, done.stderr  # DG101 remains (no dispatcher is configured)
     assert done.stdout.splitlines()[0].startswith("agent.ipynb:cell 3:9:16: DG103 fixed: ")
     assert "direct calls read the raw return at agent.ipynb:cell 4:2;" in done.stdout.splitlines()[0]
@@ -167,7 +157,7 @@ def test_the_fix_command_on_a_notebook(root: Path) -> None:
     assert json.loads((root / "agent.ipynb").read_text(encoding="utf-8"))["cells"][2]["source"] == (
         FIXED_TOOL.splitlines(keepends=True)
     )
-    noqa = run("check", "--no-cache", "--add-noqa", cwd=root)
+    noqa = run_cli("check", "--no-cache", "--add-noqa", cwd=root)
     assert noqa.returncode == 0, noqa.stderr
     cells = json.loads((root / "agent.ipynb").read_text(encoding="utf-8"))["cells"]
     assert cells[3]["source"] == ["!ls\n", 'print(Weather().run(city="Paris"))  # noqa: DG101\n']

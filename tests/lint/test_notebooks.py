@@ -14,7 +14,7 @@ import pytest
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.notebook import NotebookError, load_notebook
 
-from ..conftest import SELECT, about
+from ..conftest import SELECT, about, run_cli
 
 TOOL = """\
 from crewai.tools import BaseTool
@@ -203,20 +203,12 @@ def test_a_notebook_imports_from_its_own_folder(root: Path) -> None:
 # ------------------------------------------------------------------ the command and ruff
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dispatchguard", args[0], *SELECT, *args[1:]],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.integration
 def test_the_command_prints_cell_positions(root: Path) -> None:
     write(root / "agent.ipynb", AGENT)
-    text = run("check", "--no-cache", cwd=root)
+    text = run_cli("check", "--no-cache", cwd=root)
     assert text.returncode == 1
     assert [line.split(" ", 2)[:2] for line in text.stdout.splitlines()] == [
         ["agent.ipynb:cell", "3:9:16:"],
@@ -224,19 +216,19 @@ def test_the_command_prints_cell_positions(root: Path) -> None:
         ["agent.ipynb:cell", "7:2:9:"],
         ["agent.ipynb:cell", "9:4:9:"],
     ]
-    items = json.loads(run("check", "--no-cache", "--output-format", "json", cwd=root).stdout)
+    items = json.loads(run_cli("check", "--no-cache", "--output-format", "json", cwd=root).stdout)
     assert [(i["cell"], i["location"], i["noqa_row"]) for i in items][:2] == [
         (3, {"row": 9, "column": 16}, 9),
         (5, {"row": 4, "column": 10}, 4),
     ]
-    full = run("check", "--no-cache", "--output-format", "full", cwd=root).stdout
+    full = run_cli("check", "--no-cache", "--output-format", "full", cwd=root).stdout
     assert " --> agent.ipynb:cell 5:4:10\n" in full
     assert '4 | result = Weather().run(city="Paris")\n' in full  # the frame shows the cell's own lines
     write(root / "accents" / "café.ipynb", notebook(code(TOOL), code('café = Weather().run(city="x")\n')))
-    rdjson = json.loads(run("check", "--no-cache", "--output-format", "rdjson", "accents", cwd=root).stdout)
+    rdjson = json.loads(run_cli("check", "--no-cache", "--output-format", "rdjson", "accents", cwd=root).stdout)
     [call] = [d for d in rdjson["diagnostics"] if d["code"]["value"] == "DG101"]
     assert call["location"]["range"]["start"] == {"line": 1, "column": 9}  # UTF-8 bytes of the cell's line
-    grouped = run("check", "--no-cache", "--output-format", "grouped", cwd=root).stdout
+    grouped = run_cli("check", "--no-cache", "--output-format", "grouped", cwd=root).stdout
     assert "  cell 5:4:10 DG101 " in grouped
 
 

@@ -6,6 +6,19 @@ import os
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from dispatchguard.verify import sandbox
+
+#: Both isolation levels; the namespace sandbox's cases skipped, saying why, where it is missing.
+LEVELS = [
+    pytest.param(
+        "namespaces",
+        marks=pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}"),
+    ),
+    "seal",
+]
+
 #: A tool class that cannot be built without its key, and the factory that builds it (for
 #: ``[tool.dispatchguard.verify.factories]``); it answers a dict. The module imports ``BaseTool``.
 KEYED_TOOL = '''

@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.verify import sandbox
-
-from .projects import project_with_framework
+from .projects import LEVELS, project_with_framework
 
 pytestmark = pytest.mark.integration
 
-LEVELS = [
-    pytest.param(
-        "namespaces",
-        marks=pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}"),
-    ),
-    "seal",
-]
 
 #: A framework of the project's environment (outside the project): a token per import, a thread
 #: started at import and one more in every child forked after it.

@@ -20,17 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from dispatchguard.verify import sandbox
+from .projects import LEVELS
 
 pytestmark = pytest.mark.integration
 
-LEVELS = [
-    pytest.param(
-        "namespaces",
-        marks=pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox: {sandbox.unavailable()}"),
-    ),
-    "seal",
-]
 
 DECORATOR = '''
 def tool(function):

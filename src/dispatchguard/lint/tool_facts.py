@@ -415,10 +415,7 @@ class ToolFacts:
                 container = lookup_container(node, keys)
                 if container is None:
                     continue
-                for spelled in self._container_names(container, owner):
-                    qual = self.qualify(key, spelled)
-                    if qual is not None:
-                        found.add(self.canonical(qual))
+                found |= self._canonical(key, self._container_names(container, owner))
         return found
 
     def _picked_by_name(
@@ -451,11 +448,13 @@ class ToolFacts:
                 elif owner is not None and _self_attribute(container):
                     sources.extend(self_name_keyed_sources(owner[0], container.attr))  # type: ignore[union-attr]
             for source in sources:
-                for spelled in self._source_names(source, owner):
-                    qual = self.qualify(key, spelled)
-                    if qual is not None:
-                        found.add(self.canonical(qual))
+                found |= self._canonical(key, self._source_names(source, owner))
         return found
+
+    def _canonical(self, key: str, spelled_names: list[str]) -> set[str]:
+        """The canonical names of the module-level names ``spelled_names`` as the module ``key`` spells them."""
+        quals = (self.qualify(key, spelled) for spelled in spelled_names)
+        return {self.canonical(qual) for qual in quals if qual is not None}
 
     def _source_names(self, source: ast.expr, owner: tuple[ast.ClassDef, ast.Assign] | None) -> list[str]:
         """The module-level names a list of tools is: as :meth:`_container_names`, and for a
