@@ -708,8 +708,9 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
 
     The primary name follows Python's packages: the file's directory chain upwards as long as each
     directory has an ``__init__.py``. The aliases are the full root-relative dotted path (and that
-    path without a leading ``src``/``lib``), for projects that import from the root without
-    ``__init__`` files.
+    path without a leading ``src``/``lib``, and the path below the innermost ``src``/``lib`` folder:
+    a project of its own inside the repository, ``app/src/pkg/mod.py`` imported as ``pkg.mod``), for
+    projects that import from the root without ``__init__`` files.
     """
     parts = relpath.split("/")
     stem = parts[-1]
@@ -728,7 +729,11 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
     primary = ".".join(chain if is_package else [*chain, stem])
     full = dirs if is_package else [*dirs, stem]
     aliases = []
-    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None):
+    # below a ``src``/``lib`` folder deeper in the tree (``app/src/pkg/mod.py``, a project of its own
+    # inside the repository), the installed package is imported by the name below it: ``pkg.mod``
+    layouts = [i for i, part in enumerate(full[:-1]) if part in ("src", "lib")]
+    below = full[layouts[-1] + 1 :] if layouts else None
+    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None, below):
         if candidate:
             name = ".".join(candidate)
             if name != primary and name not in aliases:
