@@ -170,6 +170,8 @@ class Resolver:
             if written is not None and (written == "" or self._relpath(info.name).startswith(written)):
                 found = target  # outside the project, or a module under the importing module's own root
             else:
+                # a package importing what its submodule imports asks this again: the target as written
+                self._beside_memo[key] = target
                 found = self._nearest_package(info, target)
             self._beside_memo[key] = found
         return found
@@ -286,7 +288,9 @@ class Resolver:
         if last in info.defs:
             return info
         target = info.imports.get(last)
-        if target is None or self.absolute(info, target) == qual:  # `from . import search`: the module
+        if target is None or qual.endswith(f".{target}"):  # ``from app.routers import hcps`` in it
+            return None  # the submodule itself, named from an import root above the package
+        if self.absolute(info, target) == qual:  # `from . import search`: the module
             return None
         return info
 

@@ -1555,3 +1555,25 @@ from bot.tools.web import scrape_content
 
 def research(url):
     return scrape_content.invoke(url)  # error: DG101:12 direct tool call `scrape_content.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid a package importing its own submodules by the name its project root gives them, as a module beside it does
+# file: backend/__init__.py
+# file: backend/app/__init__.py
+# file: backend/app/routers/__init__.py
+from app.routers import hcps
+
+# file: backend/app/routers/hcps.py
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(name: str) -> str:
+    """Look an HCP up."""
+    return name
+
+# file: backend/app/main.py
+from app.routers import hcps
+
+
+def startup():
+    return hcps.lookup.invoke("x")  # error: DG101:12 direct tool call `hcps.lookup.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`

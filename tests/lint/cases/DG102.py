@@ -174,7 +174,7 @@ class CodeInterpreterTool:
     def to_langchain_tool(self):
         return Tool(name="code_interpreter", description="d", func=self.call)  # error: DG102:16 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
 
-# case: valid a function builds tools around the functions it defines itself, as it may build the tool classes it defines
+# case: valid a private function named to build the tools builds them around the functions it defines itself
 import json
 
 from langchain_core.tools import StructuredTool, Tool
@@ -201,7 +201,7 @@ class StockAnalysisAgent:
             Tool(name="technical", func=technical_analysis, description="d"),
         ]
 
-# case: invalid a private builder of tools the tools folder defines, and a function wrapping a function it did not define
+# case: invalid a private builder of tools the tools folder defines, a private one wrapping a function it did not define, a function not named to build tools
 # file: app/tools/gmail.py
 from crewai.tools import BaseTool
 
@@ -227,7 +227,7 @@ class GmailCrew:
     def _get_gmail_tools(self):
         return [GmailOrganizeTool()]  # error: DG102:17 tool class `GmailOrganizeTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
 
-    def _tools(self):
+    def _build_tools(self):
         def local(q: str) -> str:
             return q
 
@@ -236,3 +236,10 @@ class GmailCrew:
             Tool(name="both", func=local, coroutine=lookup, description="d"),  # error: DG102:13 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
             Tool(name="answer", func=lambda q: lookup(q), description="d"),  # error: DG102:13 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
         ]
+
+
+def define_tool_classically():
+    def multiply(a: float, b: float) -> float:
+        return a * b
+
+    return StructuredTool(name="MultiplicationTool", description="d", func=multiply)  # error: DG102:12 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry

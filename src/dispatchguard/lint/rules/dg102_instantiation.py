@@ -29,19 +29,24 @@ _FACTORY_NAME = re.compile(r"(?:get|build|make|create|load|init|setup)_(?:\w+_)?
 
 def _factory(ctx: RuleContext, node: ast.Call) -> bool:
     """A function whose job is to build the tools (a toolkit's ``get_tools()``,
-    ``build_search_tools()``), a function that builds tools around the functions it defines itself
-    (``def search(q): ...`` then ``StructuredTool.from_function(func=search)``: it is their home,
-    as a function is of the tool classes it defines), or an adapter that turns another protocol's
-    tool into one (``StructuredTool(name=tool.name, ...)``, ``StructuredTool.from_function(tools.search,
-    ...)``: the name or the function wrapped comes from a parameter or loop variable)."""
+    ``build_search_tools()``; a private one, ``_create_analysis_tools()``, only around functions it
+    defines itself: ``def search(q): ...`` then ``StructuredTool.from_function(func=search)``), or an
+    adapter that turns another protocol's tool into one (``StructuredTool(name=tool.name, ...)``,
+    ``StructuredTool.from_function(tools.search, ...)``: the name or the function wrapped comes from
+    a parameter or loop variable)."""
     fn = ctx.function
     if fn is None:
         return False
-    if _FACTORY_NAME.match(getattr(fn.node, "name", "")):
+    name = getattr(fn.node, "name", "")
+    if _FACTORY_NAME.match(name):
         return True
     wrapped = _wrapped(node)
-    if wrapped and all(isinstance(v, ast.Name) and ctx.local_function(fn, v.id) is not None for v in wrapped):
-        return True
+    if (
+        _FACTORY_NAME.match(name.lstrip("_"))
+        and wrapped
+        and all(isinstance(v, ast.Name) and ctx.local_function(fn, v.id) is not None for v in wrapped)
+    ):
+        return True  # a private factory of the tools it defines (``_create_analysis_tools``)
     given = [*(k.value for k in node.keywords if k.arg == "name"), *wrapped]
     for value in given:
         while isinstance(value, (ast.Attribute, ast.Subscript)):
