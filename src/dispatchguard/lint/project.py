@@ -223,6 +223,9 @@ class Project:
         for folder in ("src", "lib"):
             if any(rel.startswith(folder + "/") for rel in relpaths):
                 roots.append((folder, f"modules under {folder}/ are also named without it (a {folder} layout)"))
+        nested = {_innermost_layout(rel) for rel in relpaths} - {None, "src", "lib"}
+        for folder in sorted(nested):  # type: ignore[type-var]
+            roots.append((folder, "modules below it are also named from it: a src layout inside the project"))
         scripts: dict[str, list[str]] = {}
         for rel in relpaths:
             folder, _, name = rel.rpartition("/")
@@ -504,6 +507,14 @@ class Project:
             and all(full_kind(q) == k for q, k in class_deps)
             and all(returns(q) == v for q, v in return_deps)
         )
+
+
+def _innermost_layout(relpath: str) -> str | None:
+    """The innermost ``src``/``lib`` folder above a root-relative path (:func:`.index.module_names`
+    also names the module from there), or None."""
+    parts = relpath.split("/")[:-1]
+    cuts = [i for i, part in enumerate(parts) if part in ("src", "lib")]
+    return "/".join(parts[: cuts[-1] + 1]) if cuts else None
 
 
 def package_dirs(relpaths: Iterable[str]) -> frozenset[str]:
