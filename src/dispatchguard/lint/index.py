@@ -729,13 +729,16 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
     primary = ".".join(chain if is_package else [*chain, stem])
     full = dirs if is_package else [*dirs, stem]
     aliases = []
-    # below a ``src``/``lib`` folder deeper in the tree (``app/src/pkg/mod.py``, a project of its own
-    # inside the repository), the installed package is imported by the name below it: ``pkg.mod``
-    layouts = [i for i, part in enumerate(full[:-1]) if part in ("src", "lib")]
-    below = full[layouts[-1] + 1 :] if layouts else None
-    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None, below):
+    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None, below_layout(full)):
         if candidate:
             name = ".".join(candidate)
             if name != primary and name not in aliases:
                 aliases.append(name)
     return primary, tuple(aliases), is_package
+
+
+def below_layout(parts: list[str]) -> list[str] | None:
+    """The dotted parts below the innermost ``src``/``lib`` folder (``app/src/pkg/mod.py``, a project
+    of its own inside the repository, whose installed package is imported as ``pkg.mod``), or None."""
+    layouts = [i for i, part in enumerate(parts[:-1]) if part in ("src", "lib")]
+    return parts[layouts[-1] + 1 :] if layouts else None

@@ -34,7 +34,7 @@ from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
-from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
+from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, below_layout, module_names, names_in, summarise
 from dispatchguard.lint.kinds import TOOL, TOOL_KINDS
 from dispatchguard.lint.library import tool_list_sources
 from dispatchguard.lint.modules import ModuleInfo
@@ -512,9 +512,9 @@ class Project:
 def _innermost_layout(relpath: str) -> str | None:
     """The innermost ``src``/``lib`` folder above a root-relative path (:func:`.index.module_names`
     also names the module from there), or None."""
-    parts = relpath.split("/")[:-1]
-    cuts = [i for i, part in enumerate(parts) if part in ("src", "lib")]
-    return "/".join(parts[: cuts[-1] + 1]) if cuts else None
+    parts = relpath.split("/")
+    below = below_layout(parts)
+    return "/".join(parts[: len(parts) - len(below)]) if below is not None else None
 
 
 def package_dirs(relpaths: Iterable[str]) -> frozenset[str]:

@@ -18,6 +18,7 @@ PRIVATE_RUN = frozenset({"_run", "_arun"})
 #: The function behind a tool object (LangChain's ``Tool``/``StructuredTool`` ``.func`` and
 #: ``.coroutine``, a project ``@tool``'s): calling it runs the tool's code past its run methods.
 WRAPPED_FUNCTIONS = frozenset({"func", "coroutine"})
+_RUNS = RUN_METHODS | WRAPPED_FUNCTIONS
 
 
 def _is_self_like(node: ast.AST) -> bool:
@@ -53,7 +54,7 @@ def check_call(ctx: RuleContext, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
     func = node.func
-    if isinstance(func, ast.Attribute) and (func.attr in RUN_METHODS or func.attr in WRAPPED_FUNCTIONS):
+    if isinstance(func, ast.Attribute) and func.attr in _RUNS:
         receiver = func.value
         if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver) or ctx.routes_model_call(node):
             return  # a tool's own methods; the project's dispatch point running the tool it looked up

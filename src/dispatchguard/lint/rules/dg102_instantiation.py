@@ -15,6 +15,7 @@ from dispatchguard.lint.rules.examples import snippet
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.rule import RuleContext
+    from dispatchguard.lint.scopes import FunctionInfo
 
 
 
@@ -41,11 +42,7 @@ def _factory(ctx: RuleContext, node: ast.Call) -> bool:
     if _FACTORY_NAME.match(name):
         return True
     wrapped = _wrapped(node)
-    if (
-        _FACTORY_NAME.match(name.lstrip("_"))
-        and wrapped
-        and all(isinstance(v, ast.Name) and ctx.local_function(fn, v.id) is not None for v in wrapped)
-    ):
+    if _FACTORY_NAME.match(name.lstrip("_")) and _defined_in(ctx, fn, wrapped):
         return True  # a private factory of the tools it defines (``_create_analysis_tools``)
     given = [*(k.value for k in node.keywords if k.arg == "name"), *wrapped]
     for value in given:
@@ -59,6 +56,11 @@ def _factory(ctx: RuleContext, node: ast.Call) -> bool:
 
 #: The keywords that give a tool the function it runs.
 _WRAPS = frozenset({"func", "coroutine"})
+
+
+def _defined_in(ctx: RuleContext, fn: FunctionInfo, wrapped: list[ast.expr]) -> bool:
+    """Whether every function a tool is built around is a ``def`` in the body of ``fn``."""
+    return bool(wrapped) and all(isinstance(v, ast.Name) and ctx.local_function(fn, v.id) is not None for v in wrapped)
 
 
 def _wrapped(node: ast.Call) -> list[ast.expr]:
