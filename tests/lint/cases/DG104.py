@@ -1030,3 +1030,42 @@ def get_news(vendor: str, ticker: str) -> str:
     if vendor == "class":
         return CLASSES[vendor](ticker)
     return LAMBDAS[vendor](ticker)
+
+# case: invalid `x.__str__()` reads as `str(x)`, `x.__repr__()` as `repr(x)`
+from langchain_core.tools import tool
+
+
+@tool
+def memory_search(query: str) -> str:
+    """Search the memory."""
+    docs = retriever.invoke(query)
+    return docs.__str__()  # error: DG104:12 tool function `memory_search` returns `.__str__()` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def sources(query: str) -> str:
+    """The sources."""
+    return search(query).__repr__()  # error: DG104:12 tool function `sources` returns `.__repr__()` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid the `__str__()` of JSON text, and a tool class's own `__str__`
+import json
+
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+@tool
+def dumped(query: str) -> str:
+    """Dumped."""
+    return json.dumps({"query": query}).__str__()
+
+
+class Report(BaseTool):
+    name: str = "report"
+    description: str = "A report."
+
+    def __str__(self) -> str:
+        return json.dumps({"name": self.name})
+
+    def _run(self, query: str) -> str:
+        return self.__str__()

@@ -643,6 +643,17 @@ class Classifier:
     # the methods whose name tells what they give (``_METHOD_HANDLERS``); None: the name alone
     # does not tell, the receiver may
 
+    def _dunder_text(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``x.__str__()`` reads as ``str(x)``, ``x.__repr__()`` as ``repr(x)``; a ``self``/``cls``
+        receiver is left to the class's own method."""
+        receiver = func.value
+        if node.args or node.keywords or (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")):
+            return None
+        builtin = "str" if func.attr == "__str__" else "repr"
+        if builtin == "str" and self.classify(receiver, fn, depth + 1) == JSON:
+            return JSON  # the str of JSON text is that text
+        return _NOT_JSON_BUILTINS[builtin].replace(f"`{builtin}(...)`", f"`.{func.attr}()`")
+
     def _decoded(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         if not isinstance(func.value, ast.Call):
             return None
@@ -761,6 +772,8 @@ _METHOD_HANDLERS = {
     "json": Classifier._parsed_json,
     "get": Classifier._defaulted,
     "run_until_complete": Classifier._run_coroutine,
+    "__str__": Classifier._dunder_text,
+    "__repr__": Classifier._dunder_text,
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
