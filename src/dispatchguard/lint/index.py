@@ -318,7 +318,7 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         for method in node.body
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in TOOL_RUN_METHODS
     ]
-    if functions or methods:
+    if functions or methods or defs:  # defs: module-level chat models (``"=llm"``) too
         returns = summarise_returns(tree.body, functions, imports, defs, methods)
         if returns:
             summary["returns"] = returns

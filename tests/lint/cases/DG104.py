@@ -1069,3 +1069,84 @@ class Report(BaseTool):
 
     def _run(self, query: str) -> str:
         return self.__str__()
+
+# case: invalid a chain built inline ending in a model another module builds (one per branch of an `if`), and a helper returning its text
+# file: app/config.py
+import os
+
+from langchain_openai import ChatOpenAI
+
+if os.getenv("DEEPSEEK_API_KEY"):
+    llm = ChatOpenAI(model_name="deepseek-chat", openai_api_base="https://api.deepseek.com/v1")
+else:
+    llm = ChatOpenAI(model_name="gpt-4o-mini")
+
+# file: app/tools.py
+from langchain.agents import Tool
+from langchain.prompts import PromptTemplate
+
+from app.config import llm
+
+answer_prompt = PromptTemplate.from_template("Answer the guest's question {input} from these facts: {facts}")
+
+
+def explain(question: str, rows: list) -> str:
+    return (answer_prompt | llm).invoke({"input": question, "facts": rows}).content.strip()
+
+
+def chat_tool_func(user_input: str) -> str:
+    try:
+        response = (answer_prompt | llm).invoke({"input": user_input, "facts": ""}).content.strip()
+        return response  # error: DG104:16 tool function `chat_tool_func` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    except Exception:
+        return "I'm sorry, something went wrong."  # error: DG104:16 tool function `chat_tool_func` returns a string that is not JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def sql_tool_func(question: str) -> str:
+    return explain(question, run_query(question))  # error: DG104:12 tool function `sql_tool_func` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+chat_tool = Tool(name="chat_tool", func=chat_tool_func, description="Hotel questions.")
+sql_tool = Tool(name="sql_tool", func=sql_tool_func, description="Bookings.")
+
+# case: valid an imported model asked for JSON, rebound to something else, a chain ending in a JSON parser or a structured model
+# file: app/config.py
+from langchain_openai import ChatOpenAI
+
+json_llm = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+wrapped = ChatOpenAI(model="gpt-4o")
+wrapped = with_retries(wrapped)
+llm = ChatOpenAI(model="gpt-4o")
+
+# file: app/tools.py
+from langchain.agents import Tool
+from langchain.prompts import PromptTemplate
+from langchain_core.output_parsers import JsonOutputParser
+
+from app.config import json_llm, llm, wrapped
+
+prompt = PromptTemplate.from_template("Answer {input}.")
+
+
+def json_answer(q: str) -> str:
+    return (prompt | json_llm).invoke({"input": q}).content.strip()
+
+
+def wrapped_answer(q: str) -> str:
+    return (prompt | wrapped).invoke({"input": q}).content.strip()
+
+
+def parsed_answer(q: str) -> str:
+    return (prompt | llm | JsonOutputParser()).invoke({"input": q})
+
+
+def structured_answer(q: str) -> str:
+    return (prompt | llm.with_structured_output(Answer)).invoke({"input": q}).content
+
+
+tools = [
+    Tool(name="a", func=json_answer, description="A."),
+    Tool(name="b", func=wrapped_answer, description="B."),
+    Tool(name="c", func=parsed_answer, description="C."),
+    Tool(name="d", func=structured_answer, description="D."),
+]
