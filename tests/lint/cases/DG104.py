@@ -1150,3 +1150,124 @@ tools = [
     Tool(name="c", func=parsed_answer, description="C."),
     Tool(name="d", func=structured_answer, description="D."),
 ]
+
+# case: invalid a router over a table of functions another module holds: the union of the entry its caller names and the router's own text
+# file: app/vendors.py
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def news_csv(ticker: str) -> str:
+    return "\n".join(["title,link", ticker])
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+# file: app/interface.py
+from app.vendors import news_csv, news_markdown, prices_raw
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown, "beta": news_csv}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        impl = VENDOR_METHODS[method][vendor]
+        try:
+            return impl(*args)
+        except VendorError:
+            continue
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+def first_answer(method: str, *args):
+    results = []
+    for vendor in vendor_chain(method):
+        answer = VENDOR_METHODS[method][vendor](*args)
+        results.append(answer)
+    return results[0] if results else "NO_DATA_AVAILABLE"
+
+# file: app/tools.py
+from langchain_core.tools import tool
+
+from app.interface import first_answer, route_to_vendor
+
+
+@tool
+def get_news(ticker: str) -> str:
+    """Recent news about a company."""
+    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_news_once(ticker: str) -> str:
+    """The first vendor's news."""
+    return first_answer("get_news", ticker)  # error: DG104:12 tool function `get_news_once` returns text (from the functions of `VENDOR_METHODS`) (from `first_answer`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a router whose named entry, or whose any entry, may give text of unknown content, or whose own answer is JSON
+# file: app/vendors.py
+import json
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+# file: app/interface.py
+import json
+
+from app.vendors import news_markdown, prices_raw
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        return VENDOR_METHODS[method][vendor](*args)
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+def route_or_error(method: str, *args):
+    for vendor in vendor_chain(method):
+        return VENDOR_METHODS[method][vendor](*args)
+    return json.dumps({"error": "no vendor answered"})
+
+
+def collected(method: str, *args):
+    results = []
+    for vendor in vendor_chain(method):
+        results.append(VENDOR_METHODS[method][vendor](*args))
+        results.append(cache.get(vendor))
+    return results[-1]
+
+# file: app/tools.py
+from langchain_core.tools import tool
+
+from app.interface import collected, route_or_error, route_to_vendor
+
+
+@tool
+def get_prices(ticker: str) -> str:
+    """Prices."""
+    return route_to_vendor("get_prices", ticker)
+
+
+@tool
+def get_any(method: str, ticker: str) -> str:
+    """Any method."""
+    return route_to_vendor(method, ticker)
+
+
+@tool
+def get_news_or_error(ticker: str) -> str:
+    """News, or a JSON error."""
+    return route_or_error("get_news", ticker)
+
+
+@tool
+def get_collected(ticker: str) -> str:
+    """News, or a cached value."""
+    return collected("get_news", ticker)

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
-from dispatchguard.lint.inference.tables import DEFERRED, deferred, function_table, union
+from dispatchguard.lint.inference.tables import DEFERRED, Deferred, function_table, merged, union
 from dispatchguard.lint.library import chat_model_class
 
 JSON = "json"
@@ -177,8 +177,10 @@ class Knowledge(Protocol):
         """What the method ``name`` of a class of another module of the project whose instance
         ``node`` is returns, as that module's summary records it (its run methods); None if unknown."""
 
-    def function_returns(self, qual: str) -> str | None:
-        """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
+    def function_returns(self, qual: str, constants: dict[int, str] | None = None) -> str | None:
+        """Another module's function verdict from its summary (JSON, NEVER, a description); None if
+        unknown. ``constants`` (position -> str constant) are the call's: a router over a table of
+        functions keyed by that parameter calls only the functions under that key."""
 
     def is_class(self, qual: str) -> bool:
         """Whether ``qual`` is a class of the project (a call of it gives an instance, not JSON text)."""
@@ -265,8 +267,8 @@ class Classifier:
             verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
-        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere: alone, or unknown
-            return verdicts[0] if len(set(verdicts)) == 1 else None
+        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere, with the other returns
+            return merged(verdicts)
         bad = [v for v in verdicts if v != JSON]
         return bad[0] if len(bad) == len(verdicts) else None
 
@@ -330,6 +332,8 @@ class Classifier:
         b = self.classify(node.orelse, fn, depth + 1)
         if a == JSON and b == JSON:
             return JSON
+        if a is not None and b is not None and (a.startswith(DEFERRED) or b.startswith(DEFERRED)):
+            return merged([a, b])
         return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
 
     def unary(self, node: ast.UnaryOp, fn: Function, depth: int) -> str | None:
@@ -347,13 +351,42 @@ class Classifier:
         window = node.slice
         if isinstance(window, ast.Constant) and window.value == "output":
             return self.agent_answer(node.value, fn)
-        if not isinstance(window, ast.Slice):  # an item: of a table of text, text
+        if not isinstance(window, ast.Slice):  # an item: of a table of text, text; of a list grown here, its items'
             table = self.text_table(node.value, fn, depth)
-            return f"text (a value of `{table}`)" if table is not None else None
+            if table is not None:
+                return f"text (a value of `{table}`)"
+            return self.list_item(node.value, fn, depth)
         inner = self.classify(node.value, fn, depth + 1)
         if inner == JSON:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
+
+    def list_item(self, node: ast.expr, fn: Function, depth: int) -> str | None:
+        """An item of a local list every binding of which is a list display, grown by
+        ``.append(x)``/``.insert(i, x)`` (``results.append(impl(*args))``, then ``results[0]``): what
+        every item is, when each is known (JSON only if all are); None otherwise."""
+        if not isinstance(node, ast.Name):
+            return None
+        bound = fn.assigns.get(node.id)
+        if not bound or not all(isinstance(v, ast.List) for v in bound):
+            return None
+        items = [e for v in bound for e in v.elts]  # type: ignore[union-attr]
+        items += appended(fn, node.id)
+        if not items or any(isinstance(e, ast.Starred) for e in items):
+            return None
+        key = (id(fn), node.id)
+        if key in self.names_in_progress:
+            return None
+        self.names_in_progress.add(key)
+        try:
+            verdicts = [self.classify(e, fn, depth + 1) for e in items]
+        finally:
+            self.names_in_progress.discard(key)
+        if None in verdicts:
+            return None
+        if any(v.startswith(DEFERRED) for v in verdicts):  # type: ignore[union-attr]
+            return merged(verdicts)  # type: ignore[arg-type]
+        return union(node.id, verdicts, TEXTUAL_VERDICTS, where=f"(an item of `{node.id}`)")
 
     def attribute(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
         """``.content`` of an agent's last message or of a chat model's reply, ``.raw`` of a crew's
@@ -515,7 +548,7 @@ class Classifier:
         if qual == "asyncio.run" and node.args:  # ``asyncio.run(self._arun(q))``: what the coroutine returns
             return self.classify(node.args[0], fn, depth + 1)
         if qual is not None:
-            return self.named_call(qual, fn, depth)
+            return self.named_call(qual, fn, depth, node)
         if isinstance(func, ast.Name):
             local = self.ctx.local_function(fn, func.id)
             if local is not None:
@@ -533,17 +566,22 @@ class Classifier:
         found = function_table(self.ctx, func, fn)
         if found is None:
             return None
-        table, functions = found
         verdicts: list[str | None] = []
-        for function in functions:
+        for function in found.functions:
             qual = self.ctx.qualified_name(function, fn)
             if qual is None or self.ctx.is_class(qual):
                 return None
             verdicts.append(self.named_call(qual, fn, depth + 1))
-        if None in verdicts and self.ctx.defers_tables:
-            written = [dotted_name(f) for f in functions]
-            return deferred(table, written) if None not in written else None  # type: ignore[arg-type]
-        return union(table, verdicts, TEXTUAL_VERDICTS)
+        whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
+        position = key_parameter(fn, found.key) if found.key is not None and found.by_key else None
+        if self.ctx.defers_tables and (None in verdicts or (whole is None and position is not None)):
+            # judged where the functions are known, or by the entry of the key a caller passes
+            written = [dotted_name(f) for f in found.functions]
+            by_key = {k: [dotted_name(f) for f in fs] for k, fs in (found.by_key or {}).items()}
+            if None in written or any(None in fs for fs in by_key.values()):
+                return None
+            return Deferred(found.name, written, position=position, by_key=by_key).record()  # type: ignore[arg-type]
+        return whole
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
@@ -593,18 +631,22 @@ class Classifier:
         qual = self.ctx.qualified_name(receiver, fn)
         return self.project_function(qual, depth)[1] if qual is not None else None
 
-    def project_function(self, qual: str, depth: int) -> tuple[bool, str | None]:
+    def project_function(self, qual: str, depth: int, call: ast.Call | None = None) -> tuple[bool, str | None]:
         """Whether ``qual`` is a function of the project, and its verdict: of this module (classified
-        here), or of another, as its module's summary records it."""
+        here), or of another, as its module's summary records it (given the str constants ``call``
+        passes by position: a router keyed by one)."""
         target = self.ctx.module_function(qual)
         if target is not None:
             return True, self.function(target, depth + 1)
-        summary = self.ctx.function_returns(qual)
+        constants = {
+            i: a.value for i, a in enumerate(call.args) if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        } if call is not None and not any(isinstance(a, ast.Starred) for a in call.args) else None  # fmt: skip
+        summary = self.ctx.function_returns(qual, constants) if constants else self.ctx.function_returns(qual)
         if summary is None:
             return False, None
         return True, JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
 
-    def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
+    def named_call(self, qual: str, fn: Function, depth: int, call: ast.Call | None = None) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
         (classified here), another module's return summary, an instance of a project class, or the
         declared return of a function outside the project; None when none of them tells.
@@ -617,7 +659,7 @@ class Classifier:
             return "bytes (`orjson.dumps` without `.decode()`)"
         if qual in _PARSERS:
             return f"a parsed value (`{qual}`), not text"
-        found, verdict = self.project_function(qual, depth)
+        found, verdict = self.project_function(qual, depth, call)
         if found:
             return verdict
         if chat_model_class(qual):  # what a project's factory of models returns (``get_llm()``)
@@ -857,6 +899,38 @@ def hand_written_json(node: ast.JoinedStr) -> bool:
         return False
     opening, closing = str(first.value).lstrip()[:1], str(last.value).rstrip()[-1:]
     return (opening, closing) in (("{", "}"), ("[", "]"))
+
+
+def key_parameter(fn: Function, name: str) -> int | None:
+    """The position of ``name`` among the positional parameters of a plain function (not a
+    method) that never binds it otherwise: the key its callers pass; else None."""
+    args = getattr(fn.node, "args", None)
+    if args is None or fn.assigns.get(name) != [None]:
+        return None
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if positional[:1] in (["self"], ["cls"]) or name not in positional:
+        return None
+    return positional.index(name)
+
+
+def appended(fn: Function, name: str) -> list[ast.expr]:
+    """The values ``fn`` adds to the list ``name`` with ``name.append(x)`` or ``name.insert(i, x)``
+    (nested functions and classes left out)."""
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = list(getattr(fn.node, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver, method = node.func.value, node.func.attr
+            if isinstance(receiver, ast.Name) and receiver.id == name and not node.keywords:
+                if method == "append" and len(node.args) == 1:
+                    found.append(node.args[0])
+                elif method == "insert" and len(node.args) == 2:
+                    found.append(node.args[1])
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _is_last(index: ast.expr) -> bool:
