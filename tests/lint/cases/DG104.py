@@ -369,12 +369,12 @@ def rows(key: str) -> str:
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 
-from langchain_community.tools import DuckDuckGoSearchRun
+from langchain_community.tools import WikipediaQueryRun
 from langchain_core.tools import tool
 from langchain_tavily import TavilySearch
 
 tavily = TavilySearch(max_results=3)
-ddg = DuckDuckGoSearchRun()
+wiki = WikipediaQueryRun(api_wrapper=build_wrapper())
 
 
 @tool
@@ -391,8 +391,8 @@ def chained(question: str) -> str:
 
 @tool
 def text_search(query: str) -> str:
-    """DuckDuckGo's answer is text (`_run` declares str)."""
-    return ddg.invoke(query)
+    """Wikipedia's answer: `_run` declares str, and the table records nothing of its wrapper's `run`."""
+    return wiki.invoke(query)
 
 
 # case: invalid a tool made in a method is named once by its class, and its self is the method's
@@ -1271,3 +1271,33 @@ def get_news_or_error(ticker: str) -> str:
 def get_collected(ticker: str) -> str:
     """News, or a cached value."""
     return collected("get_news", ticker)
+
+# case: invalid a library tool whose `_run` returns its API wrapper's text (the bundled table, from the sdist's source)
+from crewai.tools import tool
+from langchain_community.tools import DuckDuckGoSearchRun
+
+duckduckgo_search = DuckDuckGoSearchRun()
+
+
+@tool("web_search_tool")
+def web_search_tool(query: str) -> str:
+    """Search the web for up-to-date information."""
+    return duckduckgo_search.run(query)  # error: DG104:12 tool function `web_search_tool` returns text (from `DuckDuckGoSearchAPIWrapper.run`) (what `DuckDuckGoSearchRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a library tool whose `_run` answers a tuple or JSON text, or whose wrapper's method returns values of unknown content
+from crewai.tools import tool
+from langchain_community.tools import DuckDuckGoSearchResults, GoogleSerperResults
+
+results_search = DuckDuckGoSearchResults(output_format="json")
+
+
+@tool("search_results")
+def search_results(query: str) -> str:
+    """Search results."""
+    return results_search.run(query)
+
+
+@tool("serper")
+def serper(query: str) -> str:
+    """Serper."""
+    return GoogleSerperResults().invoke(query)
