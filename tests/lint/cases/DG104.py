@@ -1301,3 +1301,42 @@ def search_results(query: str) -> str:
 def serper(query: str) -> str:
     """Serper."""
     return GoogleSerperResults().invoke(query)
+
+# case: invalid a router of the same module keyed by the method its caller names: that entry's functions
+from langchain_core.tools import tool
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        impl = VENDOR_METHODS[method][vendor]
+        return impl(*args)
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+@tool
+def get_news(ticker: str) -> str:
+    """News."""
+    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns an f-string (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_prices(ticker: str) -> str:
+    """Prices: text of unknown content."""
+    return route_to_vendor("get_prices", ticker)
+
+
+@tool
+def get_any(method: str, ticker: str) -> str:
+    """Any method."""
+    return route_to_vendor(method, ticker)

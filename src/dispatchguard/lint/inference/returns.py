@@ -22,7 +22,7 @@ from typing import Protocol
 
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
-from dispatchguard.lint.inference.tables import DEFERRED, Deferred, function_table, merged, union
+from dispatchguard.lint.inference.tables import DEFERRED, Deferred, Table, function_table, merged, union
 from dispatchguard.lint.library import chat_model_class
 
 JSON = "json"
@@ -232,6 +232,9 @@ class Classifier:
         # the depth limit with nothing learnt, after a number of steps exponential in that limit
         self.names_in_progress: set[tuple[int, str]] = set()
         self.edges_in_progress: set[tuple[int, str]] = set()
+        # the str constants a call of this module passes by position, per function being judged
+        # for it: a router keyed by a parameter judges only the entry of the key it is given
+        self.passed: dict[int, dict[int, str]] = {}
 
     def function(self, fn: Function, depth: int) -> str | None:
         """The verdict of a call of ``fn``: JSON only if every return is JSON (a function that only
@@ -574,6 +577,14 @@ class Classifier:
             verdicts.append(self.named_call(qual, fn, depth + 1))
         whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
         position = key_parameter(fn, found.key) if found.key is not None and found.by_key else None
+        passed = self.passed.get(id(fn), {}).get(position) if whole is None and position is not None else None
+        if passed is not None and passed in found.by_key:  # type: ignore[operator]
+            # a call of this module passes the key: only that entry's functions (their verdicts, asked above)
+            chosen = {id(f) for f in found.by_key[passed]}  # type: ignore[index]
+            picked = [(f, v) for f, v in zip(found.functions, verdicts, strict=True) if id(f) in chosen]
+            found = Table(found.name, [f for f, _ in picked])
+            verdicts, position = [v for _, v in picked], None
+            whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
         if self.ctx.defers_tables and (None in verdicts or (whole is None and position is not None)):
             # judged where the functions are known, or by the entry of the key a caller passes
             written = [dotted_name(f) for f in found.functions]
@@ -635,12 +646,22 @@ class Classifier:
         """Whether ``qual`` is a function of the project, and its verdict: of this module (classified
         here), or of another, as its module's summary records it (given the str constants ``call``
         passes by position: a router keyed by one)."""
-        target = self.ctx.module_function(qual)
-        if target is not None:
-            return True, self.function(target, depth + 1)
         constants = {
             i: a.value for i, a in enumerate(call.args) if isinstance(a, ast.Constant) and isinstance(a.value, str)
         } if call is not None and not any(isinstance(a, ast.Starred) for a in call.args) else None  # fmt: skip
+        target = self.ctx.module_function(qual)
+        if target is not None:
+            if not constants:
+                return True, self.function(target, depth + 1)
+            before = self.passed.get(id(target))
+            self.passed[id(target)] = constants
+            try:
+                return True, self.function(target, depth + 1)
+            finally:
+                if before is None:
+                    del self.passed[id(target)]
+                else:
+                    self.passed[id(target)] = before
         summary = self.ctx.function_returns(qual, constants) if constants else self.ctx.function_returns(qual)
         if summary is None:
             return False, None
@@ -905,7 +926,7 @@ def key_parameter(fn: Function, name: str) -> int | None:
     """The position of ``name`` among the positional parameters of a plain function (not a
     method) that never binds it otherwise: the key its callers pass; else None."""
     args = getattr(fn.node, "args", None)
-    if args is None or fn.assigns.get(name) != [None]:
+    if args is None or fn.assigns.get(name) not in (None, [None]):  # the walker's leave parameters out
         return None
     positional = [a.arg for a in (*args.posonlyargs, *args.args)]
     if positional[:1] in (["self"], ["cls"]) or name not in positional:
