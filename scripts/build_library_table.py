@@ -160,6 +160,15 @@ def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str,
     return outputs
 
 
+def tool_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
+    """:func:`declared_outputs`, and :func:`wrapper_outputs` where nothing is declared."""
+    outputs = declared_outputs(root, tool_classes)
+    for module, wrapped in wrapper_outputs(root, tool_classes).items():
+        for name, verdict in wrapped.items():  # a declared output wins
+            outputs.setdefault(module, {}).setdefault(name, verdict)
+    return outputs
+
+
 def wrapper_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
     """Per module, the tool classes whose ``_run`` declares nothing useful but returns what a method
     of an API wrapper of the libraries returns (``return self.api_wrapper.run(query)``, the field
@@ -215,20 +224,28 @@ def _wrapped_run(resolver, info: ModuleInfo, cls: ast.ClassDef) -> str | None:
     returns = [n for n in ast.walk(run) if isinstance(n, ast.Return)]
     found = set()
     for ret in returns:
-        call = ret.value
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        wrapped = _wrapper_call(resolver, info, fields, ret.value)
+        if wrapped is None:
             return None
-        field = call.func.value
-        if not (isinstance(field, ast.Attribute) and isinstance(field.value, ast.Name) and field.value.id == "self"):
-            return None
-        annotation = fields.get(field.attr)
-        written = ast.unparse(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
-        wrapper = resolver.local_qual(info, written) if written is not None else None
-        verdict = resolver.function_returns(f"{wrapper}.{call.func.attr}") if wrapper is not None else None
-        if verdict is None or not verdict.startswith(TEXTUAL_VERDICTS):
-            return None
-        found.add(f"{wrapper.rpartition('.')[2]}.{call.func.attr}")
+        found.add(wrapped)
     return f"text (from `{'`, `'.join(sorted(found))}`)" if found else None
+
+
+def _wrapper_call(resolver, info: ModuleInfo, fields: dict[str, ast.expr], call: ast.expr | None) -> str | None:
+    """``Wrapper.method`` when ``call`` is ``self.<field>.<method>(...)`` of a field annotated with a
+    class of the libraries whose ``method`` returns text that is not JSON, else None."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    field = call.func.value
+    if not (isinstance(field, ast.Attribute) and isinstance(field.value, ast.Name) and field.value.id == "self"):
+        return None
+    annotation = fields.get(field.attr)
+    written = ast.unparse(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    wrapper = resolver.local_qual(info, written) if written is not None else None
+    verdict = resolver.function_returns(f"{wrapper}.{call.func.attr}") if wrapper is not None else None
+    if verdict is None or not verdict.startswith(TEXTUAL_VERDICTS):
+        return None
+    return f"{wrapper.rpartition('.')[2]}.{call.func.attr}"
 
 
 def main() -> None:
@@ -256,10 +273,7 @@ def main() -> None:
             for table, found in zip((tools, decorators, others), found_here, strict=True):
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
-            outputs.update(declared_outputs(root, found_here[0]))
-            for module, wrapped in wrapper_outputs(root, found_here[0]).items():
-                for name, verdict in wrapped.items():  # a declared output wins
-                    outputs.setdefault(module, {}).setdefault(name, verdict)
+            outputs.update(tool_outputs(root, found_here[0]))
             functions, methods = tool_lists(root)
             for module, names in functions.items():
                 list_functions.setdefault(module, set()).update(names)

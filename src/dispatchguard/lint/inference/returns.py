@@ -575,23 +575,15 @@ class Classifier:
             if qual is None or self.ctx.is_class(qual):
                 return None
             verdicts.append(self.named_call(qual, fn, depth + 1))
-        whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
         position = key_parameter(fn, found.key) if found.key is not None and found.by_key else None
+        whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
         passed = self.passed.get(id(fn), {}).get(position) if whole is None and position is not None else None
         if passed is not None and passed in found.by_key:  # type: ignore[operator]
             # a call of this module passes the key: only that entry's functions (their verdicts, asked above)
-            chosen = {id(f) for f in found.by_key[passed]}  # type: ignore[index]
-            picked = [(f, v) for f, v in zip(found.functions, verdicts, strict=True) if id(f) in chosen]
-            found = Table(found.name, [f for f, _ in picked])
-            verdicts, position = [v for _, v in picked], None
-            whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
+            found, verdicts = _picked(found, verdicts, passed)
+            position, whole = None, union(found.name, verdicts, TEXTUAL_VERDICTS)
         if self.ctx.defers_tables and (None in verdicts or (whole is None and position is not None)):
-            # judged where the functions are known, or by the entry of the key a caller passes
-            written = [dotted_name(f) for f in found.functions]
-            by_key = {k: [dotted_name(f) for f in fs] for k, fs in (found.by_key or {}).items()}
-            if None in written or any(None in fs for fs in by_key.values()):
-                return None
-            return Deferred(found.name, written, position=position, by_key=by_key).record()  # type: ignore[arg-type]
+            return _recorded(found, position)  # judged where the functions are known, or by the key passed
         return whole
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
@@ -920,6 +912,23 @@ def hand_written_json(node: ast.JoinedStr) -> bool:
         return False
     opening, closing = str(first.value).lstrip()[:1], str(last.value).rstrip()[-1:]
     return (opening, closing) in (("{", "}"), ("[", "]"))
+
+
+def _picked(found: Table, verdicts: list[str | None], key: str) -> tuple[Table, list[str | None]]:
+    """The functions of a table under ``key`` (:attr:`.tables.Table.by_key`) and their verdicts."""
+    chosen = {id(f) for f in found.by_key[key]}  # type: ignore[index]
+    picked = [(f, v) for f, v in zip(found.functions, verdicts, strict=True) if id(f) in chosen]
+    return Table(found.name, [f for f, _ in picked]), [v for _, v in picked]
+
+
+def _recorded(found: Table, position: int | None) -> str | None:
+    """The summary's record of a call through a table (:class:`.tables.Deferred`); None when a
+    function is not written as a dotted name."""
+    written = [dotted_name(f) for f in found.functions]
+    by_key = {k: [dotted_name(f) for f in fs] for k, fs in (found.by_key or {}).items()}
+    if None in written or any(None in fs for fs in by_key.values()):
+        return None
+    return Deferred(found.name, written, position=position, by_key=by_key).record()  # type: ignore[arg-type]
 
 
 def key_parameter(fn: Function, name: str) -> int | None:

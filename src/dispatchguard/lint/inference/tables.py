@@ -139,6 +139,12 @@ def _branches(ctx: Knowledge, node: ast.expr, fn: Function, hops: int = 0) -> Ta
             found.append(table)
     if not found or len({t.name for t in found}) != 1:
         return None
+    return _joined(found)
+
+
+def _joined(found: list[Table]) -> Table:
+    """One table of the lookups of several branches in the same table: their functions, and their
+    entries by key when every branch is keyed by the same name."""
     functions = [f for t in found for f in t.functions]
     keyed = {t.key for t in found}
     if len(keyed) != 1 or None in keyed:
