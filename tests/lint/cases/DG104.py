@@ -1340,3 +1340,43 @@ def get_prices(ticker: str) -> str:
 def get_any(method: str, ticker: str) -> str:
     """Any method."""
     return route_to_vendor(method, ticker)
+
+# case: valid an item of a list changed otherwise than by append/insert, or handed to a function
+from langchain_core.tools import tool
+
+
+@tool
+def extended(q: str) -> str:
+    """Extended."""
+    results = []
+    results.append(f"No result for {q}")
+    results.extend(cached(q))
+    return results[-1]
+
+
+@tool
+def replaced(q: str) -> str:
+    """Replaced."""
+    results = [f"No result for {q}"]
+    results[0] = answer(q)
+    return results[0]
+
+
+@tool
+def filled(q: str) -> str:
+    """Filled."""
+    results = [f"No result for {q}"]
+    fill(results, q)
+    return results[0]
+
+
+# case: invalid an item of a list every item put in which is prose
+from langchain_core.tools import tool
+
+
+@tool
+def counted(q: str) -> str:
+    """Counted."""
+    results = [f"No result for {q}"]
+    results.insert(0, f"Searched {len(results)} sources")
+    return results[0] if len(results) else "none"  # error: DG104:12 tool function `counted` returns an f-string (an item of `results`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`

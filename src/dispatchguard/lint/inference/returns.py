@@ -373,10 +373,11 @@ class Classifier:
         bound = fn.assigns.get(node.id)
         if not bound or not all(isinstance(v, ast.List) for v in bound):
             return None
+        added = appended(fn, node.id)
         items = [e for v in bound for e in v.elts]  # type: ignore[union-attr]
-        items += appended(fn, node.id)
-        if not items or any(isinstance(e, ast.Starred) for e in items):
+        if added is None or not items + added or any(isinstance(e, ast.Starred) for e in items + added):
             return None
+        items += added
         key = (id(fn), node.id)
         if key in self.names_in_progress:
             return None
@@ -943,24 +944,58 @@ def key_parameter(fn: Function, name: str) -> int | None:
     return positional.index(name)
 
 
-def appended(fn: Function, name: str) -> list[ast.expr]:
+def appended(fn: Function, name: str) -> list[ast.expr] | None:
     """The values ``fn`` adds to the list ``name`` with ``name.append(x)`` or ``name.insert(i, x)``
-    (nested functions and classes left out)."""
+    (nested functions and classes left out); None when it may change the list otherwise (another
+    method of it, an item or slice assigned, the list handed to a call but ``len`` and ``join``)."""
     found: list[ast.expr] = []
     stack: list[ast.AST] = list(getattr(fn.node, "body", ()))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            receiver, method = node.func.value, node.func.attr
-            if isinstance(receiver, ast.Name) and receiver.id == name and not node.keywords:
-                if method == "append" and len(node.args) == 1:
-                    found.append(node.args[0])
-                elif method == "insert" and len(node.args) == 2:
-                    found.append(node.args[1])
+        use = _list_use(node, name)
+        if use is True:
+            return None
+        if isinstance(use, ast.expr):
+            found.append(use)
+            stack.extend(node.args)  # type: ignore[attr-defined]
+            continue
         stack.extend(ast.iter_child_nodes(node))
     return found
+
+
+def _list_use(node: ast.AST, name: str) -> ast.expr | bool | None:
+    """What ``node`` does to the list ``name``: the value an ``append``/``insert`` call adds; True
+    when it may change the list otherwise; None when neither."""
+    if isinstance(node, ast.Attribute) and _is_name(node.value, name):
+        return node.attr not in _READ_ONLY_METHODS  # ``.extend(...)``, ``.pop()``, ``add = items.append``
+    if isinstance(node, ast.Subscript) and _is_name(node.value, name):
+        return not isinstance(node.ctx, ast.Load) or None
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and _is_name(func.value, name) and func.attr in ("append", "insert"):
+        one = len(node.args) == (1 if func.attr == "append" else 2) and not node.keywords
+        return node.args[-1] if one else True
+    return True if _hands(node, name) else None
+
+
+def _hands(call: ast.Call, name: str) -> bool:
+    """Whether ``call`` hands the list ``name`` to a function that may change it (not ``len``, ``join``)."""
+    if not any(_is_name(a, name) for a in [*call.args, *(k.value for k in call.keywords)]):
+        return False
+    func = call.func
+    reads = isinstance(func, ast.Name) and func.id == "len"
+    return not (reads or (isinstance(func, ast.Attribute) and func.attr == "join"))
+
+
+#: Methods of a list that leave it as it is (a call of ``append``/``insert`` is read as an addition).
+_READ_ONLY_METHODS = frozenset({"copy", "count", "index"})
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _is_last(index: ast.expr) -> bool:
