@@ -361,13 +361,13 @@ class Context:
         cls = class_of_instance(self, node, fn, project_class)
         return self.function_returns(f"{cls}.{name}") if cls is not None else None
 
-    def function_returns(self, qual: str, constants: dict[int, str] | None = None) -> str | None:
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
         summary through the resolver (which may load modules); memoised in ``return_deps``. A summary
         that records a call through a table of functions (:class:`.inference.tables.Deferred`) gives
         the union of what those functions return, each asked here (and so recorded too), and of
         the function's other returns; a table keyed by a parameter to which the call passes a
-        constant (``constants``, by position) gives only the functions under that key.
+        constant (``constants``, by position or keyword) gives only the functions under that key.
         """
         try:
             verdict = self.return_deps[qual]

@@ -1204,6 +1204,12 @@ def get_news_once(ticker: str) -> str:
     """The first vendor's news."""
     return first_answer("get_news", ticker)  # error: DG104:12 tool function `get_news_once` returns text (from the functions of `VENDOR_METHODS`) (from `first_answer`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
+
+@tool
+def get_news_named(ticker: str) -> str:
+    """News, the method passed by keyword."""
+    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: valid a router whose named entry, or whose any entry, may give text of unknown content, or whose own answer is JSON
 # file: app/vendors.py
 import json
@@ -1334,6 +1340,12 @@ def get_news(ticker: str) -> str:
 def get_prices(ticker: str) -> str:
     """Prices: text of unknown content."""
     return route_to_vendor("get_prices", ticker)
+
+
+@tool
+def get_news_named(ticker: str) -> str:
+    """News, the method passed by keyword."""
+    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns an f-string (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 
 @tool

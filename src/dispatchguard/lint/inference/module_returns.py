@@ -273,7 +273,7 @@ class ModuleKnowledge:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None
 
-    def function_returns(self, qual: str, constants: dict[int, str] | None = None) -> str | None:
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business
 

@@ -177,10 +177,10 @@ class Knowledge(Protocol):
         """What the method ``name`` of a class of another module of the project whose instance
         ``node`` is returns, as that module's summary records it (its run methods); None if unknown."""
 
-    def function_returns(self, qual: str, constants: dict[int, str] | None = None) -> str | None:
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
         """Another module's function verdict from its summary (JSON, NEVER, a description); None if
-        unknown. ``constants`` (position -> str constant) are the call's: a router over a table of
-        functions keyed by that parameter calls only the functions under that key."""
+        unknown. ``constants`` (position or keyword -> str constant) are the call's: a router over a
+        table of functions keyed by that parameter calls only the functions under that key."""
 
     def is_class(self, qual: str) -> bool:
         """Whether ``qual`` is a class of the project (a call of it gives an instance, not JSON text)."""
@@ -232,9 +232,9 @@ class Classifier:
         # the depth limit with nothing learnt, after a number of steps exponential in that limit
         self.names_in_progress: set[tuple[int, str]] = set()
         self.edges_in_progress: set[tuple[int, str]] = set()
-        # the str constants a call of this module passes by position, per function being judged
-        # for it: a router keyed by a parameter judges only the entry of the key it is given
-        self.passed: dict[int, dict[int, str]] = {}
+        # the str constants a call of this module passes by position or keyword, per function being
+        # judged for it: a router keyed by a parameter judges only the entry of the key it is given
+        self.passed: dict[int, dict[int | str, str]] = {}
 
     def function(self, fn: Function, depth: int) -> str | None:
         """The verdict of a call of ``fn``: JSON only if every return is JSON (a function that only
@@ -578,7 +578,7 @@ class Classifier:
             verdicts.append(self.named_call(qual, fn, depth + 1))
         position = key_parameter(fn, found.key) if found.key is not None and found.by_key else None
         whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
-        passed = self.passed.get(id(fn), {}).get(position) if whole is None and position is not None else None
+        passed = _passed(self.passed.get(id(fn)), position, found.key) if whole is None else None
         if passed is not None and passed in found.by_key:  # type: ignore[operator]
             # a call of this module passes the key: only that entry's functions (their verdicts, asked above)
             found, verdicts = _picked(found, verdicts, passed)
@@ -639,9 +639,7 @@ class Classifier:
         """Whether ``qual`` is a function of the project, and its verdict: of this module (classified
         here), or of another, as its module's summary records it (given the str constants ``call``
         passes by position: a router keyed by one)."""
-        constants = {
-            i: a.value for i, a in enumerate(call.args) if isinstance(a, ast.Constant) and isinstance(a.value, str)
-        } if call is not None and not any(isinstance(a, ast.Starred) for a in call.args) else None  # fmt: skip
+        constants = call_constants(call) if call is not None else None
         target = self.ctx.module_function(qual)
         if target is not None:
             if not constants:
@@ -915,6 +913,27 @@ def hand_written_json(node: ast.JoinedStr) -> bool:
     return (opening, closing) in (("{", "}"), ("[", "]"))
 
 
+def call_constants(call: ast.Call) -> dict[int | str, str]:
+    """The str constants a call passes: by position (none after a ``*args``) and by keyword."""
+    found: dict[int | str, str] = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found[i] = arg.value
+    for keyword in call.keywords:
+        if keyword.arg is not None and isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str):
+            found[keyword.arg] = keyword.value.value
+    return found
+
+
+def _passed(constants: dict[int | str, str] | None, position: int | None, name: str | None) -> str | None:
+    """The key a call passes for the parameter ``name`` at ``position``, when it passes a str constant."""
+    if not constants or position is None:
+        return None
+    return constants.get(position, constants.get(name or ""))
+
+
 def _picked(found: Table, verdicts: list[str | None], key: str) -> tuple[Table, list[str | None]]:
     """The functions of a table under ``key`` (:attr:`.tables.Table.by_key`) and their verdicts."""
     chosen = {id(f) for f in found.by_key[key]}  # type: ignore[index]
@@ -929,7 +948,8 @@ def _recorded(found: Table, position: int | None) -> str | None:
     by_key = {k: [dotted_name(f) for f in fs] for k, fs in (found.by_key or {}).items()}
     if None in written or any(None in fs for fs in by_key.values()):
         return None
-    return Deferred(found.name, written, position=position, by_key=by_key).record()  # type: ignore[arg-type]
+    param = found.key if position is not None else None
+    return Deferred(found.name, written, position=position, by_key=by_key, param=param).record()  # type: ignore[arg-type]
 
 
 def key_parameter(fn: Function, name: str) -> int | None:

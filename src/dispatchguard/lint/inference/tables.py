@@ -160,20 +160,21 @@ class Deferred:
     """What a summary records of a function whose returns go through a table of functions its
     module cannot judge alone: the ``table`` and its ``functions`` as written, the verdicts of the
     function's other returns (``also``: a router's own sentinel text), and, when the table's first
-    key is a parameter, its ``position`` among the positional parameters and the functions under
-    each constant key (``by_key``): a caller passing that key calls only those."""
+    key is a parameter, its name (``param``), its ``position`` among the positional parameters and
+    the functions under each constant key (``by_key``): a caller passing that key calls only those."""
 
-    __slots__ = ("also", "by_key", "functions", "position", "table")
+    __slots__ = ("also", "by_key", "functions", "param", "position", "table")
 
     def __init__(
         self, table: str, functions: list[str], also: list[str] | None = None,
-        position: int | None = None, by_key: dict[str, list[str]] | None = None,
+        position: int | None = None, by_key: dict[str, list[str]] | None = None, param: str | None = None,
     ) -> None:  # fmt: skip
         self.table = table
         self.functions = functions
         self.also = also or []
         self.position = position
         self.by_key = by_key
+        self.param = param
 
     def record(self) -> str:
         """The summary's string."""
@@ -181,12 +182,14 @@ class Deferred:
         if self.also:
             data["also"] = self.also
         if self.position is not None and self.by_key:
-            data["position"], data["by_key"] = self.position, self.by_key
+            data["position"], data["by_key"], data["param"] = self.position, self.by_key, self.param
         return DEFERRED + json.dumps(data, sort_keys=True, separators=(",", ":"))
 
-    def chosen(self, constants: dict[int, str] | None) -> list[str]:
-        """The functions a call passing ``constants`` (position -> a str constant) may reach."""
-        key = constants.get(self.position) if constants and self.position is not None else None
+    def chosen(self, constants: dict[int | str, str] | None) -> list[str]:
+        """The functions a call passing ``constants`` (position or keyword -> a str constant) may reach."""
+        key = None
+        if constants and self.position is not None:
+            key = constants.get(self.position, constants.get(self.param or ""))
         if key is not None and self.by_key and key in self.by_key:
             return self.by_key[key]
         return self.functions
@@ -205,7 +208,9 @@ def parse_deferred(verdict: str) -> Deferred | None:
         data = json.loads(verdict[len(DEFERRED) :])
     except ValueError:
         return None
-    return Deferred(data["table"], data["functions"], data.get("also"), data.get("position"), data.get("by_key"))
+    return Deferred(
+        data["table"], data["functions"], data.get("also"), data.get("position"), data.get("by_key"), data.get("param")
+    )
 
 
 def merged(verdicts: list[str]) -> str | None:
@@ -215,7 +220,7 @@ def merged(verdicts: list[str]) -> str | None:
     records = [parse_deferred(v) for v in verdicts]
     tables = [r for r in records if r is not None]
     first = tables[0]
-    out = Deferred(first.table, list(first.functions), list(first.also), first.position, first.by_key)
+    out = Deferred(first.table, list(first.functions), list(first.also), first.position, first.by_key, first.param)
     for record, verdict in zip(records, verdicts, strict=True):
         if record is None:
             out.also.append(verdict)
