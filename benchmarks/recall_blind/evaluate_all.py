@@ -1,0 +1,242 @@
+"""Every earlier evaluation set with one checker: per-rule precision and recall, set by set and pooled.
+
+The sets: ``benchmarks/recall`` (the regression set, its default configuration: none) and the blind
+sets ``benchmarks/recall_blind``, ``recall_blind_6`` ... ``recall_blind_27``, each scored with no
+configuration by its own script's functions (``recall/evaluate.py`` checks each project of a tree
+from its own folder; ``recall_blind/evaluate.py`` checks the tree's root). The checker is the one the
+running interpreter imports, so one copy of these scripts measures any checker::
+
+    .venv/bin/python benchmarks/recall_blind/evaluate_all.py --prepare --json benchmarks/recall_blind/all_after.json \\
+        --compare benchmarks/recall_blind/all_before.json
+    /work/wt/eval-before/.venv/bin/python benchmarks/recall_blind/evaluate_all.py --json all_before.json
+    .venv/bin/python benchmarks/recall_blind/evaluate_all.py --load all_after.json --compare all_before.json
+
+Every run is ``--no-cache`` and ``-j1``; sets run one after another. ``--compare BEFORE`` prints, as
+Markdown, the two runs' tables and every labelled site whose verdict changed (gained: FN->TP or
+FP->TN; lost: TP->FN or TN->FP).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import tomllib
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = HERE.parent
+RULES = ("DG101", "DG102", "DG103", "DG104")
+LAST_SET = 27  # recall_blind_28 is issue 38's own blind set: its first run is its figure
+
+
+def load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+regression = load("recall_evaluate", BENCHMARKS / "recall" / "evaluate.py")
+blind = load("blind_evaluate", HERE / "evaluate.py")
+fetch = load("blind_fetch_trees", HERE / "fetch_trees.py")
+
+
+def all_sets() -> list[Path]:
+    numbered = sorted(BENCHMARKS.glob("recall_blind_*"), key=lambda p: int(p.name.rsplit("_", 1)[1]))
+    return [BENCHMARKS / "recall", HERE, *(p for p in numbered if int(p.name.rsplit("_", 1)[1]) <= LAST_SET)]
+
+
+def checker() -> dict:
+    """Where the running interpreter's dispatchguard comes from: its folder, commit and whether it is edited."""
+    code = "import dispatchguard, os; print(os.path.dirname(dispatchguard.__file__))"
+    source = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    git = ["git", "-C", source]
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--", "."], capture_output=True, text=True, check=False)
+    return {"python": sys.executable, "source": source, "commit": commit, "edited": bool(dirty.stdout.strip())}
+
+
+def tree_root(directory: Path, tree: dict) -> Path:
+    return (regression.DATA if directory.name == "recall" else blind.TREES) / tree["dir"]
+
+
+def prepare(directory: Path, labels: dict) -> None:
+    if directory.name == "recall":
+        regression.prepare(labels)
+        return
+    for tree in labels["tree"]:
+        if not tree_root(directory, tree).exists():
+            fetch.write(tree["source"], tree_root(directory, tree))
+
+
+def run_set(directory: Path) -> dict:
+    """The set's labelled sites with their outcomes, its findings on no labelled site, its checker CPU."""
+    labels = tomllib.loads((directory / "labels.toml").read_text(encoding="utf-8"))
+    sites, unlabelled = [], []
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    for tree in labels["tree"]:
+        root = tree_root(directory, tree)
+        if not root.is_dir():
+            raise SystemExit(f"{directory.name}: {root} is missing ({tree['source']}); run with --prepare")
+        if directory.name == "recall":
+            found = regression.findings(root, "", [])  # its own -j1, one run per project of the tree
+        else:
+            found, _ = blind.findings(root, jobs=1)
+        for path, line, rule, label, reason, outcome in blind.outcomes(tree["sites"], found):
+            sites.append(
+                {
+                    "site": f"{tree['dir']}/{path}:{line}",
+                    "rule": rule,
+                    "label": label,
+                    "outcome": outcome,
+                    "reason": reason,
+                }
+            )
+        unlabelled += [f"{tree['dir']}/{p}:{n} {c}" for p, n, c in blind.off_sites(tree["sites"], found)]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return {
+        "trees": len(labels["tree"]),
+        "cpu_s": round(cpu, 1),
+        "wall_s": round(time.perf_counter() - started, 1),
+        "rules": scores(sites),
+        "sites": sites,
+        "unlabelled": unlabelled,
+    }
+
+
+def scores(sites: list[dict]) -> dict:
+    out = {}
+    for rule in RULES:
+        c = {k: sum(1 for s in sites if s["rule"] == rule and s["outcome"] == k) for k in ("tp", "fp", "fn", "tn")}
+        precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else None
+        recall = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else None
+        out[rule] = {**c, "precision": precision, "recall": recall}
+    return out
+
+
+def pooled(run: dict, names: list[str]) -> dict:
+    return scores([s for name in names for s in run["sets"][name]["sites"]])
+
+
+def rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def print_tables(run: dict) -> None:
+    blind_names = [n for n in run["sets"] if n != "recall"]
+    rows = {
+        **{n: s["rules"] for n, s in run["sets"].items()},
+        "blind sets": pooled(run, blind_names),
+        "all sets": pooled(run, list(run["sets"])),
+    }
+    for rule in RULES:
+        print(f"\n{rule}\n{'set':16} {'tp':>4} {'fp':>4} {'fn':>4} {'tn':>4}  precision  recall")
+        for name, figures in rows.items():
+            f = figures[rule]
+            print(
+                f"{name:16} {f['tp']:4} {f['fp']:4} {f['fn']:4} {f['tn']:4}  {rate(f['precision']):>9}  "
+                f"{rate(f['recall']):>6}"
+            )
+    cpu = sum(s["cpu_s"] for s in run["sets"].values())
+    print(f"\nchecker {run['checker']['commit'][:7]} ({run['checker']['source']}): {cpu:.0f} s CPU in the checker")
+
+
+def compare(before: dict, after: dict) -> None:
+    """Markdown: P/R per set and rule before -> after, pooled counts, and every changed verdict."""
+    names = [n for n in after["sets"] if n in before["sets"]]
+    print(
+        f"before: {before['checker']['commit'][:7]}, after: {after['checker']['commit'][:7]}"
+        f"{' (edited)' if after['checker']['edited'] else ''}\n"
+    )
+    print("| set | " + " | ".join(RULES) + " |\n|---|" + "---|" * len(RULES))
+    for name in names:
+        cells = []
+        for rule in RULES:
+            b, a = (
+                f"{rate(r[rule]['precision'])}/{rate(r[rule]['recall'])}"
+                for r in (before["sets"][name]["rules"], after["sets"][name]["rules"])
+            )
+            cells.append(b if a == b else f"{b} → **{a}**")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    for title, chosen in (("blind sets", [n for n in names if n != "recall"]), ("all sets", names)):
+        print(f"\nPooled, {title} ({len(chosen)}):\n")
+        print("| rule | TP | FP | FN | TN | precision | recall |\n|---|---|---|---|---|---|---|")
+        for rule in RULES:
+            b, a = pooled(before, chosen)[rule], pooled(after, chosen)[rule]
+            cells = [str(b[k]) if b[k] == a[k] else f"{b[k]} → {a[k]}" for k in ("tp", "fp", "fn", "tn")]
+            cells += [
+                rate(b[k]) if rate(b[k]) == rate(a[k]) else f"{rate(b[k])} → {rate(a[k])}"
+                for k in ("precision", "recall")
+            ]
+            print(f"| {rule} | " + " | ".join(cells) + " |")
+    changed = {"gained": [], "lost": []}
+    for name in names:
+        old = {(s["site"], s["rule"]): s for s in before["sets"][name]["sites"]}
+        for s in after["sets"][name]["sites"]:
+            was = old.get((s["site"], s["rule"]))
+            if was and was["outcome"] != s["outcome"]:
+                kind = "gained" if s["outcome"] in ("tp", "tn") else "lost"
+                changed[kind].append(
+                    f"| {name} | `{s['site']}` | {s['rule']} | {s['label']} | "
+                    f"{was['outcome'].upper()} | {s['outcome'].upper()} | {s['reason']} |"
+                )
+    for kind, rows in changed.items():
+        print(
+            f"\n{kind.capitalize()} ({len(rows)}):\n\n| set | site | rule | label | before | after | label's reason |"
+            "\n|---|---|---|---|---|---|---|"
+        )
+        print("\n".join(rows))
+    for rule in RULES:
+        b = {u for n in names for u in before["sets"][n]["unlabelled"] if u.endswith(rule)}
+        a = {u for n in names for u in after["sets"][n]["unlabelled"] if u.endswith(rule)}
+        print(f"\n{rule} findings on no labelled site: {len(b)} → {len(a)} (+{len(a - b)} new, -{len(b - a)} gone)")
+        for finding in sorted(a - b):
+            print(f"- new: `{finding}`")
+        for finding in sorted(b - a):
+            print(f"- gone: `{finding}`")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the run (every site's outcome) as JSON")
+    parser.add_argument("--prepare", action="store_true", help="write the trees missing from benchmarks/.data first")
+    parser.add_argument("--sets", nargs="+", metavar="NAME", help="only these sets (folder names)")
+    parser.add_argument("--compare", metavar="BEFORE", type=Path, help="print the changes from this earlier --json")
+    parser.add_argument("--load", metavar="RUN", type=Path, help="read this --json instead of running the checker")
+    args = parser.parse_args(argv)
+    if args.load:
+        run = json.loads(args.load.read_text(encoding="utf-8"))
+    else:
+        sets = [d for d in all_sets() if not args.sets or d.name in args.sets]
+        if args.sets and len(sets) != len(args.sets):
+            parser.error(f"unknown set among {args.sets}; the sets: {', '.join(d.name for d in all_sets())}")
+        run = {"checker": checker(), "sets": {}}
+        for directory in sets:
+            labels = tomllib.loads((directory / "labels.toml").read_text(encoding="utf-8"))
+            if args.prepare:
+                prepare(directory, labels)
+            run["sets"][directory.name] = run_set(directory)
+            figures = run["sets"][directory.name]
+            print(
+                f"{directory.name}: {figures['trees']} trees, {len(figures['sites'])} sites, {figures['cpu_s']} s CPU",
+                file=sys.stderr,
+                flush=True,
+            )
+        if args.json:
+            args.json.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    print_tables(run)
+    if args.compare:
+        print()
+        compare(json.loads(args.compare.read_text(encoding="utf-8")), run)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
