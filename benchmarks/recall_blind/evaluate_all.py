@@ -11,7 +11,8 @@ running interpreter imports, so one copy of these scripts measures any checker::
     /work/wt/eval-before/.venv/bin/python benchmarks/recall_blind/evaluate_all.py --json all_before.json
     .venv/bin/python benchmarks/recall_blind/evaluate_all.py --load all_after.json --compare all_before.json
 
-Every run is ``--no-cache`` and ``-j1``; sets run one after another. ``--compare BEFORE`` prints, as
+Every run is ``--no-cache`` and ``-j1``; sets run one after another. A tree the checker fails on
+(exit 2) is left out of that run and named (``failures`` in the JSON). ``--compare BEFORE`` prints, as
 Markdown, the two runs' tables and every labelled site whose verdict changed (gained: FN->TP or
 FP->TN; lost: TP->FN or TN->FP).
 """
@@ -32,6 +33,7 @@ import tomllib
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = HERE.parent
 RULES = ("DG101", "DG102", "DG103", "DG104")
+KINDS = ("tp", "fp", "fn", "tn")
 LAST_SET = 27  # recall_blind_28 is issue 38's own blind set: its first run is its figure
 
 
@@ -76,28 +78,25 @@ def prepare(directory: Path, labels: dict) -> None:
 
 
 def run_set(directory: Path) -> dict:
-    """The set's labelled sites with their outcomes, its findings on no labelled site, its checker CPU."""
+    """The set's counts per rule, the outcome of every labelled site other than a TN (``"<dir>/<path>:<line>
+    <rule> <tp|fp|fn>"``; a labelled site not listed is a TN), its findings on no labelled site, its checker CPU."""
     labels = tomllib.loads((directory / "labels.toml").read_text(encoding="utf-8"))
-    sites, unlabelled = [], []
+    outcomes, unlabelled, failures = [], [], []
     before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     for tree in labels["tree"]:
         root = tree_root(directory, tree)
         if not root.is_dir():
             raise SystemExit(f"{directory.name}: {root} is missing ({tree['source']}); run with --prepare")
-        if directory.name == "recall":
-            found = regression.findings(root, "", [])  # its own -j1, one run per project of the tree
-        else:
-            found, _ = blind.findings(root, jobs=1)
-        for path, line, rule, label, reason, outcome in blind.outcomes(tree["sites"], found):
-            sites.append(
-                {
-                    "site": f"{tree['dir']}/{path}:{line}",
-                    "rule": rule,
-                    "label": label,
-                    "outcome": outcome,
-                    "reason": reason,
-                }
-            )
+        try:
+            if directory.name == "recall":
+                found = regression.findings(root, "", [])  # its own -j1, one run per project of the tree
+            else:
+                found, _ = blind.findings(root, jobs=1)
+        except SystemExit as failed:  # the checker's exit 2: the tree is left out of this run, and named
+            failures.append({"tree": tree["dir"], "sites": len(tree["sites"]), "error": str(failed).strip()[-300:]})
+            print(f"{directory.name}: {failures[-1]['error']}", file=sys.stderr)
+            continue
+        outcomes += [(f"{tree['dir']}/{p}:{n}", r, o) for p, n, r, _, _, o in blind.outcomes(tree["sites"], found)]
         unlabelled += [f"{tree['dir']}/{p}:{n} {c}" for p, n, c in blind.off_sites(tree["sites"], found)]
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -105,24 +104,25 @@ def run_set(directory: Path) -> dict:
         "trees": len(labels["tree"]),
         "cpu_s": round(cpu, 1),
         "wall_s": round(time.perf_counter() - started, 1),
-        "rules": scores(sites),
-        "sites": sites,
+        "rules": scores(outcomes),
+        "failures": failures,
+        "sites": [f"{site} {rule} {outcome}" for site, rule, outcome in outcomes if outcome != "tn"],
         "unlabelled": unlabelled,
     }
 
 
-def scores(sites: list[dict]) -> dict:
-    out = {}
-    for rule in RULES:
-        c = {k: sum(1 for s in sites if s["rule"] == rule and s["outcome"] == k) for k in ("tp", "fp", "fn", "tn")}
-        precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else None
-        recall = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else None
-        out[rule] = {**c, "precision": precision, "recall": recall}
-    return out
+def scores(outcomes: list[tuple[str, str, str]]) -> dict:
+    return {rule: rates({k: sum(1 for _, r, o in outcomes if (r, o) == (rule, k)) for k in KINDS}) for rule in RULES}
+
+
+def rates(c: dict) -> dict:
+    precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else None
+    recall = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else None
+    return {**c, "precision": precision, "recall": recall}
 
 
 def pooled(run: dict, names: list[str]) -> dict:
-    return scores([s for name in names for s in run["sets"][name]["sites"]])
+    return {rule: rates({k: sum(run["sets"][n]["rules"][rule][k] for n in names) for k in KINDS}) for rule in RULES}
 
 
 def rate(value: float | None) -> str:
@@ -144,8 +144,30 @@ def print_tables(run: dict) -> None:
                 f"{name:16} {f['tp']:4} {f['fp']:4} {f['fn']:4} {f['tn']:4}  {rate(f['precision']):>9}  "
                 f"{rate(f['recall']):>6}"
             )
+    for name, figures in run["sets"].items():
+        for failure in figures["failures"]:
+            print(f"\nleft out: {name} {failure['tree']} ({failure['sites']} sites): {failure['error']}")
     cpu = sum(s["cpu_s"] for s in run["sets"].values())
     print(f"\nchecker {run['checker']['commit'][:7]} ({run['checker']['source']}): {cpu:.0f} s CPU in the checker")
+
+
+def changed_verdicts(name: str, before: dict, after: dict) -> list[tuple[str, str, str, str, str, str]]:
+    """(site, rule, label, before, after, reason) of each labelled site of the set whose outcome changed,
+    the label and its reason read from the set's labels.toml; trees left out of either run are skipped."""
+    directory = BENCHMARKS / name
+    labels = tomllib.loads((directory / "labels.toml").read_text(encoding="utf-8"))
+    skipped = {f["tree"] for run in (before, after) for f in run["sets"][name]["failures"]}
+    outcomes = [dict(site.rsplit(" ", 1) for site in run["sets"][name]["sites"]) for run in (before, after)]
+    out = []
+    for tree in labels["tree"]:
+        if tree["dir"] in skipped:
+            continue
+        for path, line, rule, label, reason in tree["sites"]:
+            key = f"{tree['dir']}/{path}:{line} {rule}"
+            was, now = (outcome.get(key, "tn") for outcome in outcomes)
+            if was != now:
+                out.append((f"{tree['dir']}/{path}:{line}", rule, label, was, now, reason))
+    return out
 
 
 def compare(before: dict, after: dict) -> None:
@@ -155,6 +177,10 @@ def compare(before: dict, after: dict) -> None:
         f"before: {before['checker']['commit'][:7]}, after: {after['checker']['commit'][:7]}"
         f"{' (edited)' if after['checker']['edited'] else ''}\n"
     )
+    for label, run in (("before", before), ("after", after)):
+        for name in names:
+            for failure in run["sets"][name]["failures"]:
+                print(f"Left out {label} (the checker failed): {name} `{failure['tree']}` ({failure['sites']} sites)\n")
     print("| set | " + " | ".join(RULES) + " |\n|---|" + "---|" * len(RULES))
     for name in names:
         cells = []
@@ -170,7 +196,7 @@ def compare(before: dict, after: dict) -> None:
         print("| rule | TP | FP | FN | TN | precision | recall |\n|---|---|---|---|---|---|---|")
         for rule in RULES:
             b, a = pooled(before, chosen)[rule], pooled(after, chosen)[rule]
-            cells = [str(b[k]) if b[k] == a[k] else f"{b[k]} → {a[k]}" for k in ("tp", "fp", "fn", "tn")]
+            cells = [str(b[k]) if b[k] == a[k] else f"{b[k]} → {a[k]}" for k in KINDS]
             cells += [
                 rate(b[k]) if rate(b[k]) == rate(a[k]) else f"{rate(b[k])} → {rate(a[k])}"
                 for k in ("precision", "recall")
@@ -178,15 +204,9 @@ def compare(before: dict, after: dict) -> None:
             print(f"| {rule} | " + " | ".join(cells) + " |")
     changed = {"gained": [], "lost": []}
     for name in names:
-        old = {(s["site"], s["rule"]): s for s in before["sets"][name]["sites"]}
-        for s in after["sets"][name]["sites"]:
-            was = old.get((s["site"], s["rule"]))
-            if was and was["outcome"] != s["outcome"]:
-                kind = "gained" if s["outcome"] in ("tp", "tn") else "lost"
-                changed[kind].append(
-                    f"| {name} | `{s['site']}` | {s['rule']} | {s['label']} | "
-                    f"{was['outcome'].upper()} | {s['outcome'].upper()} | {s['reason']} |"
-                )
+        for site, rule, label, was, now, reason in changed_verdicts(name, before, after):
+            kind = "gained" if now in ("tp", "tn") else "lost"
+            changed[kind].append(f"| {name} | `{site}` | {rule} | {label} | {was.upper()} | {now.upper()} | {reason} |")
     for kind, rows in changed.items():
         print(
             f"\n{kind.capitalize()} ({len(rows)}):\n\n| set | site | rule | label | before | after | label's reason |"
@@ -224,10 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                 prepare(directory, labels)
             run["sets"][directory.name] = run_set(directory)
             figures = run["sets"][directory.name]
+            sites = sum(sum(r[k] for k in KINDS) for r in figures["rules"].values())
             print(
-                f"{directory.name}: {figures['trees']} trees, {len(figures['sites'])} sites, {figures['cpu_s']} s CPU",
-                file=sys.stderr,
-                flush=True,
+                f"{directory.name}: {figures['trees']} trees, {sites} sites, {figures['cpu_s']} s CPU", file=sys.stderr
             )
         if args.json:
             args.json.write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
