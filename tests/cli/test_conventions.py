@@ -257,6 +257,26 @@ def test_show_settings_without_configuration(tmp_path):
     ]
 
 
+def test_show_settings_lists_a_src_layout_inside_the_project(tmp_path):
+    files = {
+        "pyproject.toml": "[tool.dispatchguard]\n",
+        "src/app/m.py": "",
+        "bot/src/bot/tools/web.py": "",
+        "bot/src/bot/agents/researcher.py": "",
+        "bot/scripts/lib/helper.py": "",
+    }
+    write_tree(tmp_path / "p", files)
+    done = run_cli("check", "--show-settings", cwd=tmp_path / "p")
+    assert done.returncode == 0, done.stderr
+    roots = [line for line in done.stdout.splitlines() if line.startswith("# import root:")]
+    assert roots == [
+        "# import root: . (the project root)",
+        "# import root: src (modules under src/ are also named without it (a src layout))",
+        "# import root: bot/scripts/lib (modules below it are also named from it: a src layout inside the project)",
+        "# import root: bot/src (modules below it are also named from it: a src layout inside the project)",
+    ]
+
+
 DISPATCHING_AGENT = """\
 from langchain_core.tools import tool
 

@@ -196,6 +196,8 @@ CALL_SHAPES = {
     'TOOLS["escalate"].run(reason=r, callbacks=None)': "callbacks configure the call",
     "TOOLS[r].run(reason=r)": "the registry key is not a string literal",
     "EscalateTool().run(reason=r)": 'ROUTER.execute("escalate", {"reason": r})',
+    'TOOLS["escalate"].func(reason=r)': 'ROUTER.execute("escalate", {"reason": r})',
+    'TOOLS["escalate"].func(r)': "positional arguments cannot be mapped",
 }
 
 

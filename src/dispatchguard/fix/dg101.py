@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 SYNC_METHODS = frozenset({"run", "_run", "invoke"})
 ASYNC_METHODS = frozenset({"arun", "_arun", "ainvoke"})
 INVOKE_METHODS = frozenset({"invoke", "ainvoke"})
+#: The function behind a tool object, called with the tool's arguments (``search.func(query=q)``).
+WRAPPED_FUNCTIONS = frozenset({"func", "coroutine"})
 ITEM_METHODS = frozenset({"get", "__getitem__"})
 # Keywords of LangChain's run/invoke that configure the call rather than being tool arguments.
 NON_ARGUMENT_KEYWORDS = frozenset({
@@ -54,7 +56,7 @@ NON_ARGUMENT_KEYWORDS = frozenset({
 
 def _split_call(call: ast.Call) -> tuple[ast.expr, str]:
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in SYNC_METHODS | ASYNC_METHODS:
+    if isinstance(func, ast.Attribute) and func.attr in SYNC_METHODS | ASYNC_METHODS | WRAPPED_FUNCTIONS:
         return func.value, func.attr
     return func, "__call__"
 
@@ -336,7 +338,7 @@ def fix(finding: Any, ctx: FileContext) -> Fix | NoFix:
     if call is None:
         return NoFix("no call found at the finding's position")
     receiver, method = _split_call(call)
-    is_async = method in ASYNC_METHODS
+    is_async = method in ASYNC_METHODS or method == "coroutine"
     dispatcher = ctx.facts.dispatcher_for(is_async)
     if isinstance(dispatcher, Unknown):
         return NoFix(dispatcher.reason)

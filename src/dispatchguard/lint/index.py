@@ -708,8 +708,9 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
 
     The primary name follows Python's packages: the file's directory chain upwards as long as each
     directory has an ``__init__.py``. The aliases are the full root-relative dotted path (and that
-    path without a leading ``src``/``lib``), for projects that import from the root without
-    ``__init__`` files.
+    path without a leading ``src``/``lib``, and the path below the innermost ``src``/``lib`` folder:
+    a project of its own inside the repository, ``app/src/pkg/mod.py`` imported as ``pkg.mod``), for
+    projects that import from the root without ``__init__`` files.
     """
     parts = relpath.split("/")
     stem = parts[-1]
@@ -728,9 +729,16 @@ def module_names(relpath: str, package_dirs: frozenset[str]) -> tuple[str, tuple
     primary = ".".join(chain if is_package else [*chain, stem])
     full = dirs if is_package else [*dirs, stem]
     aliases = []
-    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None):
+    for candidate in (full, full[1:] if full[:1] in (["src"], ["lib"]) else None, below_layout(full)):
         if candidate:
             name = ".".join(candidate)
             if name != primary and name not in aliases:
                 aliases.append(name)
     return primary, tuple(aliases), is_package
+
+
+def below_layout(parts: list[str]) -> list[str] | None:
+    """The dotted parts below the innermost ``src``/``lib`` folder (``app/src/pkg/mod.py``, a project
+    of its own inside the repository, whose installed package is imported as ``pkg.mod``), or None."""
+    layouts = [i for i, part in enumerate(parts[:-1]) if part in ("src", "lib")]
+    return parts[layouts[-1] + 1 :] if layouts else None

@@ -34,7 +34,7 @@ from dispatchguard.lint.config import LintConfig, any_glob
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.environment import find_environment
 from dispatchguard.lint.facts import FileFacts
-from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, module_names, names_in, summarise
+from dispatchguard.lint.index import HOME_GROWN_BASE_NAMES, below_layout, module_names, names_in, summarise
 from dispatchguard.lint.kinds import TOOL, TOOL_KINDS
 from dispatchguard.lint.library import tool_list_sources
 from dispatchguard.lint.modules import ModuleInfo
@@ -223,6 +223,9 @@ class Project:
         for folder in ("src", "lib"):
             if any(rel.startswith(folder + "/") for rel in relpaths):
                 roots.append((folder, f"modules under {folder}/ are also named without it (a {folder} layout)"))
+        nested = {_innermost_layout(rel) for rel in relpaths} - {None, "src", "lib"}
+        for folder in sorted(nested):  # type: ignore[type-var]
+            roots.append((folder, "modules below it are also named from it: a src layout inside the project"))
         scripts: dict[str, list[str]] = {}
         for rel in relpaths:
             folder, _, name = rel.rpartition("/")
@@ -504,6 +507,14 @@ class Project:
             and all(full_kind(q) == k for q, k in class_deps)
             and all(returns(q) == v for q, v in return_deps)
         )
+
+
+def _innermost_layout(relpath: str) -> str | None:
+    """The innermost ``src``/``lib`` folder above a root-relative path (:func:`.index.module_names`
+    also names the module from there), or None."""
+    parts = relpath.split("/")
+    below = below_layout(parts)
+    return "/".join(parts[: len(parts) - len(below)]) if below is not None else None
 
 
 def package_dirs(relpaths: Iterable[str]) -> frozenset[str]:

@@ -170,6 +170,8 @@ class Resolver:
             if written is not None and (written == "" or self._relpath(info.name).startswith(written)):
                 found = target  # outside the project, or a module under the importing module's own root
             else:
+                # a package importing what its submodule imports asks this again: the target as written
+                self._beside_memo[key] = target
                 found = self._nearest_package(info, target)
             self._beside_memo[key] = found
         return found
@@ -286,7 +288,9 @@ class Resolver:
         if last in info.defs:
             return info
         target = info.imports.get(last)
-        if target is None or self.absolute(info, target) == qual:  # `from . import search`: the module
+        if target is None or qual.endswith(f".{target}"):  # ``from app.routers import hcps`` in it
+            return None  # the submodule itself, named from an import root above the package
+        if self.absolute(info, target) == qual:  # `from . import search`: the module
             return None
         return info
 
@@ -390,12 +394,24 @@ class Resolver:
             member = info.members.get(head, {}).get(tail[0]) if len(tail) == 1 else None
             if member is not None:  # ``GetCoinMetadata.save_dataset``: a tool the class body binds
                 found.append(self.desc_kind(info, member))
+            elif len(tail) == 1:  # ``sheets.read_rows``: the same, reached through an instance
+                found.append(self._instance_member(info, head, tail[0]))
             found.append(self.external_kind(qual))
         if not found and info.stars and not head.startswith("_"):
             # a name neither imported nor bound here may come from a star import
             for star in info.stars:
                 found.append(self._kind(".".join([self.absolute(info, star), *rest]), full))
         return _best(found)
+
+    def _instance_member(self, info: ModuleInfo, name: str, member: str) -> str | None:
+        """A tool, for ``name.member`` where ``name`` is bound once, at the top level of ``info``, to
+        an instance of a class (``sheets_tool = GoogleSheetsTool()``) whose body binds ``member`` to a
+        tool (a ``@tool`` method, a class attribute assigned a tool); else None."""
+        descs = info.defs.get(name, ())
+        if len(descs) != 1 or descs[0][0] != "call" or name in info.imports:
+            return None
+        cls = self.local_qual(info, descs[0][1])
+        return TOOL if cls is not None and self.kind(f"{cls}.{member}") == TOOL else None
 
     def desc_kind(self, info: ModuleInfo, desc: list, full: bool = False) -> str | None:
         """The kind of a binding's descriptor (see :mod:`.index`), by its tag."""

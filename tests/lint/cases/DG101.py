@@ -1364,3 +1364,216 @@ def run_all(names, documents):
         TOOLS[name].invoke("x")  # error: DG101:9 direct tool call `TOOLS[name].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
     for document in documents:
         TOOLS[document.title].invoke(document.text)  # error: DG101:9 direct tool call `TOOLS[document.title].invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid the function behind a tool object run directly: .func(...) and .coroutine(...) of a @tool, a Tool, a project's own @tool
+# file: app/framework.py
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+
+class BaseTool(BaseModel):
+    name: str
+    description: str
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+class Tool(BaseTool):
+    func: Callable
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+def tool(func: Callable) -> Tool:
+    return Tool(name=func.__name__, description=func.__doc__ or "", func=func)
+
+# file: app/tools.py
+from langchain_core.tools import StructuredTool, tool
+
+from app import framework
+
+
+@tool
+def get_news(ticker: str) -> str:
+    """News."""
+    return ticker
+
+
+@framework.tool
+def scrape_content(url: str) -> str:
+    """Scrape."""
+    return url
+
+
+async def fetch(url: str) -> str:
+    return url
+
+
+fetcher = StructuredTool.from_function(coroutine=fetch, name="fetch", description="Fetch.")
+
+# file: app/nodes.py
+from app.tools import fetcher, get_news, scrape_content
+
+
+def sentiment_node(state):
+    news = get_news.func(state["ticker"])  # error: DG101:12 direct tool call `get_news.func(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    page = scrape_content.func(state["url"])  # error: DG101:12 direct tool call `scrape_content.func(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return news, page
+
+
+async def fetch_node(state):
+    return await fetcher.coroutine(state["url"])  # error: DG101:18 direct tool call `fetcher.coroutine(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: valid .func of what is not a tool, a tool's own .func, and .func runs inside a dispatch point
+import functools
+
+from langchain_core.tools import BaseTool, tool
+
+
+@tool
+def sql_tool(query: str) -> str:
+    """SQL."""
+    return query
+
+
+@tool
+def chat_tool(query: str) -> str:
+    """Chat."""
+    return query
+
+
+TOOLS = {"sql": sql_tool, "chat": chat_tool}
+
+
+class Wrapped(BaseTool):
+    name: str = "wrapped"
+    description: str = "Wrapped."
+
+    def _run(self, q: str) -> str:
+        return self.func(q)
+
+
+def execute_tool(tool_name, query):
+    if tool_name == "sql":
+        return sql_tool.func(query)
+    return chat_tool.func(query)
+
+
+def run_requested(name, query):
+    return TOOLS[name].func(query)
+
+
+bound = functools.partial(print, "x")
+bound.func("y")
+
+# case: invalid a @tool member of a project class reached through a module-level instance of the class, from another module
+# file: app/sheets.py
+from langchain_core.tools import tool
+
+
+class GoogleSheetsTool:
+    def __init__(self):
+        self.client = None
+
+    def get_sheet(self):
+        return self.client
+
+    @tool
+    def read_tasks_from_sheet(self, sheet_url: str) -> str:
+        """Read the tasks."""
+        return sheet_url
+
+
+sheets_tool = GoogleSheetsTool()
+
+# file: app/researcher.py
+from app.sheets import sheets_tool
+
+
+def research(url):
+    sheets_tool.get_sheet()
+    rows = sheets_tool.read_tasks_from_sheet(url)  # error: DG101:12 direct tool call `sheets_tool.read_tasks_from_sheet(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    more = sheets_tool.read_tasks_from_sheet.invoke({"sheet_url": url})  # error: DG101:12 direct tool call `sheets_tool.read_tasks_from_sheet.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+    return rows, more
+
+# case: valid an instance's plain methods, an instance rebound, and an instance of a class with no tool member
+# file: app/sheets.py
+from langchain_core.tools import tool
+
+
+class Sheets:
+    @tool
+    def read_rows(self, url: str) -> str:
+        """Read."""
+        return url
+
+    def read(self, url):
+        return url
+
+
+class Plain:
+    @staticmethod
+    def read_rows(url):
+        return url
+
+
+sheets = Sheets()
+either = Sheets()
+either = Plain()
+plain = Plain()
+
+# file: app/researcher.py
+from app.sheets import either, plain, sheets
+
+
+def research(url):
+    sheets.read(url)
+    either.read_rows(url)
+    return plain.read_rows(url)
+
+# case: invalid a project inside the repository, named as its package, with a src folder: its modules are imported by the name below src
+# file: bot/__init__.py
+# file: bot/src/__init__.py
+# file: bot/src/bot/__init__.py
+# file: bot/src/bot/tools/__init__.py
+# file: bot/src/bot/tools/web.py
+from langchain_core.tools import tool
+
+
+@tool
+def scrape_content(url: str) -> str:
+    """Scrape."""
+    return url
+
+# file: bot/src/bot/agents/__init__.py
+# file: bot/src/bot/agents/researcher.py
+from bot.tools.web import scrape_content
+
+
+def research(url):
+    return scrape_content.invoke(url)  # error: DG101:12 direct tool call `scrape_content.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
+
+# case: invalid a package importing its own submodules by the name its project root gives them, as a module beside it does
+# file: backend/__init__.py
+# file: backend/app/__init__.py
+# file: backend/app/routers/__init__.py
+from app.routers import hcps
+
+# file: backend/app/routers/hcps.py
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(name: str) -> str:
+    """Look an HCP up."""
+    return name
+
+# file: backend/app/main.py
+from app.routers import hcps
+
+
+def startup():
+    return hcps.lookup.invoke("x")  # error: DG101:12 direct tool call `hcps.lookup.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`

@@ -173,3 +173,73 @@ class CodeInterpreterTool:
 
     def to_langchain_tool(self):
         return Tool(name="code_interpreter", description="d", func=self.call)  # error: DG102:16 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+# case: valid a private function named to build the tools builds them around the functions it defines itself
+import json
+
+from langchain_core.tools import StructuredTool, Tool
+
+
+class StockAnalysisAgent:
+    def __init__(self, analyser):
+        self.analyser = analyser
+        self.tools = self._create_analysis_tools()
+
+    def _create_analysis_tools(self):
+        def technical_analysis(ticker: str) -> str:
+            """Technical indicators."""
+            return json.dumps(self.analyser.analyse(ticker))
+
+        async def fetch_quotes(ticker: str) -> str:
+            """Quotes."""
+            return json.dumps([ticker])
+
+        return [
+            StructuredTool.from_function(func=technical_analysis, name="technical_analysis", description="d"),
+            StructuredTool.from_function(technical_analysis),
+            StructuredTool(name="quotes", description="d", func=technical_analysis, coroutine=fetch_quotes),
+            Tool(name="technical", func=technical_analysis, description="d"),
+        ]
+
+# case: invalid a private builder of tools the tools folder defines, a private one wrapping a function it did not define, a function not named to build tools
+# file: app/tools/gmail.py
+from crewai.tools import BaseTool
+
+
+class GmailOrganizeTool(BaseTool):
+    name: str = "organize"
+    description: str = "Organize."
+
+    def _run(self, q: str) -> str:
+        return q
+
+# file: app/crew.py
+from langchain_core.tools import StructuredTool, Tool
+
+from app.tools.gmail import GmailOrganizeTool
+
+
+def lookup(q: str) -> str:
+    return q
+
+
+class GmailCrew:
+    def _get_gmail_tools(self):
+        return [GmailOrganizeTool()]  # error: DG102:17 tool class `GmailOrganizeTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+
+    def _build_tools(self):
+        def local(q: str) -> str:
+            return q
+
+        return [
+            StructuredTool.from_function(func=lookup, name="lookup"),  # error: DG102:13 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+            Tool(name="both", func=local, coroutine=lookup, description="d"),  # error: DG102:13 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+            Tool(name="answer", func=lambda q: lookup(q), description="d"),  # error: DG102:13 tool class `Tool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry
+        ]
+
+
+def define_tool_classically():
+    def multiply(a: float, b: float) -> float:
+        return a * b
+
+    return StructuredTool(name="MultiplicationTool", description="d", func=multiply)  # error: DG102:12 tool class `StructuredTool` instantiated outside the tool modules: create tools in a tool module and reach them through the registry

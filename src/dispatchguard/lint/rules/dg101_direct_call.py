@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 RUN_METHODS = frozenset({"run", "_run", "arun", "_arun", "invoke", "ainvoke"})
 PRIVATE_RUN = frozenset({"_run", "_arun"})
+#: The function behind a tool object (LangChain's ``Tool``/``StructuredTool`` ``.func`` and
+#: ``.coroutine``, a project ``@tool``'s): calling it runs the tool's code past its run methods.
+WRAPPED_FUNCTIONS = frozenset({"func", "coroutine"})
+_RUNS = RUN_METHODS | WRAPPED_FUNCTIONS
 
 
 def _is_self_like(node: ast.AST) -> bool:
@@ -40,7 +44,8 @@ def _passed_tool(ctx: RuleContext, receiver: ast.expr) -> bool:
 
 
 def check_call(ctx: RuleContext, node: ast.Call) -> None:
-    """Report DG101 for a call that runs a tool directly (``t.run(...)``, ``t._run(...)``, ``t(...)``).
+    """Report DG101 for a call that runs a tool directly (``t.run(...)``, ``t._run(...)``, ``t(...)``,
+    ``t.func(...)``).
 
     Any ``._run``/``._arun`` counts, as do run methods of a tool or of a parameter every caller fills
     with a tool; calls inside a dispatcher, on ``self``/``super()``, and the project's detected
@@ -49,7 +54,7 @@ def check_call(ctx: RuleContext, node: ast.Call) -> None:
     if ctx.in_dispatcher:
         return
     func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in RUN_METHODS:
+    if isinstance(func, ast.Attribute) and func.attr in _RUNS:
         receiver = func.value
         if _is_self_like(receiver) or ctx.is_runtime_lookup(receiver) or ctx.routes_model_call(node):
             return  # a tool's own methods; the project's dispatch point running the tool it looked up

@@ -15,6 +15,7 @@ from dispatchguard.lint.rules.examples import snippet
 if TYPE_CHECKING:
     from dispatchguard.lint.facts import FileFacts
     from dispatchguard.lint.rule import RuleContext
+    from dispatchguard.lint.scopes import FunctionInfo
 
 
 
@@ -29,17 +30,21 @@ _FACTORY_NAME = re.compile(r"(?:get|build|make|create|load|init|setup)_(?:\w+_)?
 
 def _factory(ctx: RuleContext, node: ast.Call) -> bool:
     """A function whose job is to build the tools (a toolkit's ``get_tools()``,
-    ``build_search_tools()``), or an adapter that turns another protocol's tool into one
-    (``StructuredTool(name=tool.name, ...)``, ``StructuredTool.from_function(tools.search, ...)``:
-    the name or the function wrapped comes from a parameter or loop variable)."""
+    ``build_search_tools()``; a private one, ``_create_analysis_tools()``, only around functions it
+    defines itself: ``def search(q): ...`` then ``StructuredTool.from_function(func=search)``), or an
+    adapter that turns another protocol's tool into one (``StructuredTool(name=tool.name, ...)``,
+    ``StructuredTool.from_function(tools.search, ...)``: the name or the function wrapped comes from
+    a parameter or loop variable)."""
     fn = ctx.function
     if fn is None:
         return False
-    if _FACTORY_NAME.match(getattr(fn.node, "name", "")):
+    name = getattr(fn.node, "name", "")
+    if _FACTORY_NAME.match(name):
         return True
-    given = [k.value for k in node.keywords if k.arg in _ADAPTED]
-    if node.args and isinstance(node.func, ast.Attribute):  # ``from_function(fn, ...)``
-        given.append(node.args[0])
+    wrapped = _wrapped(node)
+    if _FACTORY_NAME.match(name.lstrip("_")) and _defined_in(ctx, fn, wrapped):
+        return True  # a private factory of the tools it defines (``_create_analysis_tools``)
+    given = [*(k.value for k in node.keywords if k.arg == "name"), *wrapped]
     for value in given:
         while isinstance(value, (ast.Attribute, ast.Subscript)):
             value = value.value
@@ -49,8 +54,22 @@ def _factory(ctx: RuleContext, node: ast.Call) -> bool:
     return False
 
 
-#: What an adapter takes from what it was given: the tool's name, or the function it wraps.
-_ADAPTED = frozenset({"name", "func", "coroutine"})
+#: The keywords that give a tool the function it runs.
+_WRAPS = frozenset({"func", "coroutine"})
+
+
+def _defined_in(ctx: RuleContext, fn: FunctionInfo, wrapped: list[ast.expr]) -> bool:
+    """Whether every function a tool is built around is a ``def`` in the body of ``fn``."""
+    return bool(wrapped) and all(isinstance(v, ast.Name) and ctx.local_function(fn, v.id) is not None for v in wrapped)
+
+
+def _wrapped(node: ast.Call) -> list[ast.expr]:
+    """The functions a tool is built around: ``func=``/``coroutine=``, and ``from_function``'s first
+    positional argument."""
+    wrapped = [k.value for k in node.keywords if k.arg in _WRAPS]
+    if node.args and isinstance(node.func, ast.Attribute):
+        wrapped.append(node.args[0])
+    return wrapped
 
 
 def check_call(ctx: RuleContext, node: ast.Call) -> None:
