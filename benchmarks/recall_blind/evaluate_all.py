@@ -121,8 +121,9 @@ def rates(c: dict) -> dict:
     return {**c, "precision": precision, "recall": recall}
 
 
-def pooled(run: dict, names: list[str]) -> dict:
-    return {rule: rates({k: sum(run["sets"][n]["rules"][rule][k] for n in names) for k in KINDS}) for rule in RULES}
+def pooled(per_set: dict[str, dict], names: list[str]) -> dict:
+    """Each rule's counts summed over the sets ``names`` of ``per_set`` (set name -> its rules' counts)."""
+    return {rule: rates({k: sum(per_set[n][rule][k] for n in names) for k in KINDS}) for rule in RULES}
 
 
 def rate(value: float | None) -> str:
@@ -133,8 +134,8 @@ def print_tables(run: dict) -> None:
     blind_names = [n for n in run["sets"] if n != "recall"]
     rows = {
         **{n: s["rules"] for n, s in run["sets"].items()},
-        "blind sets": pooled(run, blind_names),
-        "all sets": pooled(run, list(run["sets"])),
+        "blind sets": pooled({n: s["rules"] for n, s in run["sets"].items()}, blind_names),
+        "all sets": pooled({n: s["rules"] for n, s in run["sets"].items()}, list(run["sets"])),
     }
     for rule in RULES:
         print(f"\n{rule}\n{'set':16} {'tp':>4} {'fp':>4} {'fn':>4} {'tn':>4}  precision  recall")
@@ -151,9 +152,9 @@ def print_tables(run: dict) -> None:
     print(f"\nchecker {run['checker']['commit'][:7]} ({run['checker']['source']}): {cpu:.0f} s CPU in the checker")
 
 
-def changed_verdicts(name: str, before: dict, after: dict) -> list[tuple[str, str, str, str, str, str]]:
-    """(site, rule, label, before, after, reason) of each labelled site of the set whose outcome changed,
-    the label and its reason read from the set's labels.toml; trees left out of either run are skipped."""
+def paired_sites(name: str, before: dict, after: dict) -> list[tuple[str, str, str, str, str, str]]:
+    """(site, rule, label, before, after, reason) of each labelled site of the set, the label and its
+    reason read from the set's labels.toml; the trees left out of either run are left out of both."""
     directory = BENCHMARKS / name
     labels = tomllib.loads((directory / "labels.toml").read_text(encoding="utf-8"))
     skipped = {f["tree"] for run in (before, after) for f in run["sets"][name]["failures"]}
@@ -165,14 +166,17 @@ def changed_verdicts(name: str, before: dict, after: dict) -> list[tuple[str, st
         for path, line, rule, label, reason in tree["sites"]:
             key = f"{tree['dir']}/{path}:{line} {rule}"
             was, now = (outcome.get(key, "tn") for outcome in outcomes)
-            if was != now:
-                out.append((f"{tree['dir']}/{path}:{line}", rule, label, was, now, reason))
+            out.append((f"{tree['dir']}/{path}:{line}", rule, label, was, now, reason))
     return out
 
 
 def compare(before: dict, after: dict) -> None:
-    """Markdown: P/R per set and rule before -> after, pooled counts, and every changed verdict."""
+    """Markdown: P/R per set and rule before -> after, pooled counts, and every changed verdict, over
+    the trees both runs read."""
     names = [n for n in after["sets"] if n in before["sets"]]
+    paired = {name: paired_sites(name, before, after) for name in names}
+    old = {n: scores([(site, rule, was) for site, rule, _, was, _, _ in sites]) for n, sites in paired.items()}
+    new = {n: scores([(site, rule, now) for site, rule, _, _, now, _ in sites]) for n, sites in paired.items()}
     print(
         f"before: {before['checker']['commit'][:7]}, after: {after['checker']['commit'][:7]}"
         f"{' (edited)' if after['checker']['edited'] else ''}\n"
@@ -180,22 +184,22 @@ def compare(before: dict, after: dict) -> None:
     for label, run in (("before", before), ("after", after)):
         for name in names:
             for failure in run["sets"][name]["failures"]:
-                print(f"Left out {label} (the checker failed): {name} `{failure['tree']}` ({failure['sites']} sites)\n")
+                print(
+                    f"The checker failed {label} on {name} `{failure['tree']}` ({failure['sites']} sites): "
+                    "the comparison leaves it out of both runs.\n"
+                )
     print("| set | " + " | ".join(RULES) + " |\n|---|" + "---|" * len(RULES))
     for name in names:
         cells = []
         for rule in RULES:
-            b, a = (
-                f"{rate(r[rule]['precision'])}/{rate(r[rule]['recall'])}"
-                for r in (before["sets"][name]["rules"], after["sets"][name]["rules"])
-            )
+            b, a = (f"{rate(r[rule]['precision'])}/{rate(r[rule]['recall'])}" for r in (old[name], new[name]))
             cells.append(b if a == b else f"{b} → **{a}**")
         print(f"| {name} | " + " | ".join(cells) + " |")
     for title, chosen in (("blind sets", [n for n in names if n != "recall"]), ("all sets", names)):
         print(f"\nPooled, {title} ({len(chosen)}):\n")
         print("| rule | TP | FP | FN | TN | precision | recall |\n|---|---|---|---|---|---|---|")
         for rule in RULES:
-            b, a = pooled(before, chosen)[rule], pooled(after, chosen)[rule]
+            b, a = pooled(old, chosen)[rule], pooled(new, chosen)[rule]
             cells = [str(b[k]) if b[k] == a[k] else f"{b[k]} → {a[k]}" for k in KINDS]
             cells += [
                 rate(b[k]) if rate(b[k]) == rate(a[k]) else f"{rate(b[k])} → {rate(a[k])}"
@@ -204,7 +208,7 @@ def compare(before: dict, after: dict) -> None:
             print(f"| {rule} | " + " | ".join(cells) + " |")
     changed = {"gained": [], "lost": []}
     for name in names:
-        for site, rule, label, was, now, reason in changed_verdicts(name, before, after):
+        for site, rule, label, was, now, reason in (s for s in paired[name] if s[3] != s[4]):
             kind = "gained" if now in ("tp", "tn") else "lost"
             changed[kind].append(f"| {name} | `{site}` | {rule} | {label} | {was.upper()} | {now.upper()} | {reason} |")
     for kind, rows in changed.items():
@@ -213,9 +217,12 @@ def compare(before: dict, after: dict) -> None:
             "\n|---|---|---|---|---|---|---|"
         )
         print("\n".join(rows))
+    skipped = tuple(f"{f['tree']}/" for run in (before, after) for n in names for f in run["sets"][n]["failures"])
     for rule in RULES:
-        b = {u for n in names for u in before["sets"][n]["unlabelled"] if u.endswith(rule)}
-        a = {u for n in names for u in after["sets"][n]["unlabelled"] if u.endswith(rule)}
+        b, a = (
+            {u for n in names for u in run["sets"][n]["unlabelled"] if u.endswith(rule) and not u.startswith(skipped)}
+            for run in (before, after)
+        )
         print(f"\n{rule} findings on no labelled site: {len(b)} → {len(a)} (+{len(a - b)} new, -{len(b - a)} gone)")
         for finding in sorted(a - b):
             print(f"- new: `{finding}`")
