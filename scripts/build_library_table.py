@@ -32,8 +32,10 @@ from dispatchguard.lint.config import DEFAULT_TOOL_PACKAGES, LintConfig
 from dispatchguard.lint.discovery import SourceFile
 from dispatchguard.lint.index import annotation_desc
 from dispatchguard.lint.inference.declared import DeclaredTypes
+from dispatchguard.lint.inference.returns import TEXTUAL_VERDICTS
 from dispatchguard.lint.kinds import CLASS, DECORATOR
 from dispatchguard.lint.library import run_answer
+from dispatchguard.lint.modules import ModuleInfo
 from dispatchguard.lint.project import Project
 
 HERE = Path(__file__).resolve().parent
@@ -158,6 +160,94 @@ def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str,
     return outputs
 
 
+def tool_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
+    """:func:`declared_outputs`, and :func:`wrapper_outputs` where nothing is declared."""
+    outputs = declared_outputs(root, tool_classes)
+    for module, wrapped in wrapper_outputs(root, tool_classes).items():
+        for name, verdict in wrapped.items():  # a declared output wins
+            outputs.setdefault(module, {}).setdefault(name, verdict)
+    return outputs
+
+
+def wrapper_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
+    """Per module, the tool classes whose ``_run`` declares nothing useful but returns what a method
+    of an API wrapper of the libraries returns (``return self.api_wrapper.run(query)``, the field
+    annotated with the wrapper's class in the tool class's body), when that method's summary (the
+    checker's own return verdicts, from the sdist's source) says text that is not JSON: every return
+    of ``_run`` must be such a call."""
+    config = dataclasses.replace(LintConfig(root=root), tool_packages=(), python=False)
+    files = [SourceFile(p, p.relative_to(root).as_posix(), p.as_posix()) for p in sorted(root.rglob("*.py"))]
+    project = Project(config, files)
+    resolver = project.resolver
+    paths = {}
+    for file in files:
+        info = project.load(file.key)
+        if info is not None:
+            paths[info.name] = file.path
+    outputs: dict[str, dict[str, str]] = {}
+    for module, names in tool_classes.items():
+        for name in names:
+            found = _defining_module(project, f"{module}.{name}")
+            if found is None or found[0].name not in paths:
+                continue
+            info, own_name = found
+            tree = ast.parse(paths[info.name].read_bytes())
+            cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == own_name), None)
+            verdict = _wrapped_run(resolver, info, cls) if cls is not None else None
+            if verdict is not None:
+                outputs.setdefault(module, {})[name] = verdict
+    return outputs
+
+
+def _defining_module(project: Project, qual: str) -> tuple[ModuleInfo, str] | None:
+    """The module that defines ``qual`` (imports and re-exports followed), and the name there."""
+    for _ in range(8):
+        info, rest = project.resolver.split(qual, any_module=True)
+        if not isinstance(info, ModuleInfo) or len(rest) != 1:
+            return None
+        target = info.imports.get(rest[0])
+        if target is None:
+            return info, rest[0]
+        qual = project.resolver.absolute(info, target)
+    return None
+
+
+def _wrapped_run(resolver, info: ModuleInfo, cls: ast.ClassDef) -> str | None:
+    """``text (from `Wrapper.method`)`` when every return of the class's ``_run`` is
+    ``self.<field>.<method>(...)`` of a field annotated with a class whose ``method`` returns text."""
+    run = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "_run"), None)
+    fields = {
+        n.target.id: n.annotation for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
+    if run is None:
+        return None
+    returns = [n for n in ast.walk(run) if isinstance(n, ast.Return)]
+    found = set()
+    for ret in returns:
+        wrapped = _wrapper_call(resolver, info, fields, ret.value)
+        if wrapped is None:
+            return None
+        found.add(wrapped)
+    return f"text (from `{'`, `'.join(sorted(found))}`)" if found else None
+
+
+def _wrapper_call(resolver, info: ModuleInfo, fields: dict[str, ast.expr], call: ast.expr | None) -> str | None:
+    """``Wrapper.method`` when ``call`` is ``self.<field>.<method>(...)`` of a field annotated with a
+    class of the libraries whose ``method`` returns text that is not JSON, else None."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    field = call.func.value
+    if not (isinstance(field, ast.Attribute) and isinstance(field.value, ast.Name) and field.value.id == "self"):
+        return None
+    annotation = fields.get(field.attr)
+    written = ast.unparse(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    wrapper = resolver.local_qual(info, written) if written is not None else None
+    verdict = resolver.function_returns(f"{wrapper}.{call.func.attr}") if wrapper is not None else None
+    if verdict is None or not verdict.startswith(TEXTUAL_VERDICTS):
+        return None
+    return f"{wrapper.rpartition('.')[2]}.{call.func.attr}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dispatchguard-library")
@@ -183,7 +273,7 @@ def main() -> None:
             for table, found in zip((tools, decorators, others), found_here, strict=True):
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
-            outputs.update(declared_outputs(root, found_here[0]))
+            outputs.update(tool_outputs(root, found_here[0]))
             functions, methods = tool_lists(root)
             for module, names in functions.items():
                 list_functions.setdefault(module, set()).update(names)
@@ -197,7 +287,8 @@ def main() -> None:
         "libraries": versions,
         "tool_classes": {m: sorted(n) for m, n in sorted(tools.items())},
         "tool_decorators": {m: sorted(n) for m, n in sorted(decorators.items())},
-        # what a tool class's ``_run`` declares it returns, when that is not JSON text
+        # what a tool class's ``_run`` declares it returns, when that is not JSON text, or the text
+        # its API wrapper's method returns (``return self.api_wrapper.run(query)``)
         "tool_outputs": {m: dict(sorted(o.items())) for m, o in sorted(outputs.items()) if o},
         # functions (and methods, per class) declared to return a container of tools
         "tool_lists": {m: sorted(n) for m, n in sorted(list_functions.items())},

@@ -11,6 +11,7 @@ import pytest
 
 from dispatchguard.lint import LintConfig, check_paths
 from dispatchguard.lint.index import summarise
+from dispatchguard.lint.inference.tables import parse_deferred
 from dispatchguard.lint.source import check_source
 
 from ..conftest import about
@@ -264,7 +265,9 @@ def news(q: str) -> str:
 def test_a_router_of_another_module_through_a_table_of_imported_functions() -> None:
     """The router's summary records its table (its module alone cannot judge functions it imports);
     the walker takes the union of the functions' summaries."""
-    assert _returns(ROUTER)["route_to_vendor"].endswith("VENDOR_METHODS:get_news_alpha,yf.get_news_yf")
+    record = parse_deferred(_returns(ROUTER)["route_to_vendor"])
+    assert record is not None
+    assert (record.table, record.functions) == ("VENDOR_METHODS", ["get_news_alpha", "yf.get_news_yf"])
     extra = {**VENDOR_MODULES, "app/vendors/router.py": ROUTER}
     found = [(f.line, f.message) for f in check_source(ROUTED_TOOL, path="app/tools.py", extra=extra)]
     routed = "tool function `news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`)"
@@ -369,3 +372,55 @@ tools = [
     extra = {"app/__init__.py": "", "app/llm.py": factory + "\n\ndef get_other():\n    return make()\n"}
     found = [(f.line, f.message.split(",")[0]) for f in check_source(tools, path="app/tools.py", extra=extra)]
     assert found == [(10, "tool function `outline` returns the chat model's reply (prose the model wrote)")]
+
+
+MODEL_CONFIG = """\
+import os
+from langchain_openai import ChatOpenAI
+
+if os.getenv("DEEPSEEK_API_KEY"):
+    llm = ChatOpenAI(model_name="deepseek-chat")
+else:
+    llm = ChatOpenAI(model_name="gpt-4o-mini")
+"""
+ASKED_JSON = 'model_kwargs={"response_format": {"type": "json_object"}}'
+MODEL_TOOL = """\
+from langchain.agents import Tool
+from langchain.prompts import PromptTemplate
+from app.config import llm
+
+prompt = PromptTemplate.from_template("Answer {q}.")
+
+
+def answer(q: str) -> str:
+    return (prompt | llm).invoke({"q": q}).content.strip()
+
+
+answer_tool = Tool(name="answer", func=answer, description="Answer.")
+"""
+
+
+def test_a_module_level_model_is_summarised_by_its_class() -> None:
+    """A top-level name every binding of which builds one chat model class is recorded under
+    ``=name`` (no call of the name reads it as a return); a model asked for JSON, or a name bound
+    to something else too, is not."""
+    assert _returns(MODEL_CONFIG) == {"=llm": "langchain_openai.ChatOpenAI"}
+    asked = MODEL_CONFIG.replace('model_name="gpt-4o-mini"', ASKED_JSON)
+    assert "=llm" not in _returns(asked)
+    assert "=llm" not in _returns(MODEL_CONFIG + "llm = with_retries(llm)\n")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_editing_the_module_of_an_imported_model_revalidates_cached_results(tmp_path: Path, jobs: int) -> None:
+    for rel, text in {"app/__init__.py": "", "app/config.py": MODEL_CONFIG, "app/tools.py": MODEL_TOOL}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    config = LintConfig(root=tmp_path, select=("DG104",))
+
+    def codes() -> list[tuple[str, int, str]]:
+        return [(Path(f.path).name, f.line, f.code) for f in check_paths([tmp_path], config, jobs=jobs).findings]
+
+    assert codes() == [("tools.py", 9, "DG104")]
+    asked = MODEL_CONFIG.replace('model_name="gpt-4o-mini"', ASKED_JSON)
+    (tmp_path / "app/config.py").write_text(asked)
+    assert codes() == []  # tools.py is unchanged: its cached result must go

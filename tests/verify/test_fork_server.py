@@ -150,3 +150,28 @@ def test_a_tool_that_never_gets_built_is_hung_after_the_startup_limit(
     monkeypatch.setattr(runner, "STARTUP_SECONDS", 1.0)  # the setting, lowered: not a stand-in
     report = runner.verify_tool(target, runner.VerifyOptions(cases=1, isolation="seal"))
     assert (report.status, report.detail) == ("hung", "no answer in 1 s: the tool's process was killed")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_shared_server_imports_the_framework_once_and_reads_the_projects_files_each_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: str
+) -> None:
+    """`fix --verify`'s server serves the fixed files and the originals: one import of the
+    framework for both runs, and each run's tools as the files are when it runs."""
+    from dispatchguard.lint import load_config
+    from dispatchguard.verify import runner
+    from dispatchguard.verify.discover import verify_targets
+
+    project, env = project_with_framework(tmp_path, TOOLS, "threadwork", FRAMEWORK)
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    monkeypatch.chdir(project)
+    targets = [t for t in verify_targets([str(project)], load_config([project])) if t.label == "tools.first"]
+    options = runner.VerifyOptions(cases=1, isolation=level)
+    with runner.shared_server(targets, options) as server:
+        (before,) = runner.verify_tools(targets, options, server=server)
+        tools = project / "tools.py"
+        tools.write_text(tools.read_text(encoding="utf-8").replace("framework import", "now: import"), "utf-8")
+        (after,) = runner.verify_tools(targets, options, server=server)
+    assert before.detail.startswith("raised RuntimeError: 'framework import "), before.detail
+    assert after.detail.startswith("raised RuntimeError: 'now: import "), after.detail
+    assert before.detail.split()[-1] == after.detail.split()[-1]  # the same import's token

@@ -12,7 +12,9 @@ for what a class body binds that may be a tool (a decorated method, a class attr
 binds (methods and class attributes: whether a tool member's name is defined elsewhere);
 ``"returns": {function: verdict}`` when a top-level function's
 returns are all known to be JSON text, all known not to be, or it only raises (see
-:func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone).
+:func:`dispatchguard.lint.inference.module_returns.summarise_returns`: judged from this file alone),
+and ``{"=name": class}`` for a top-level name bound only to one chat model class
+(:func:`dispatchguard.lint.inference.module_returns.module_models`).
 
 ``target`` is a dotted name; relative imports keep their leading dots and are resolved against the
 module's name later. Descriptors describe what a binding is, with names left unresolved:
@@ -318,7 +320,7 @@ def summarise(tree: ast.Module) -> dict[str, Any]:
         for method in node.body
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in TOOL_RUN_METHODS
     ]
-    if functions or methods:
+    if functions or methods or defs:  # defs: module-level chat models (``"=llm"``) too
         returns = summarise_returns(tree.body, functions, imports, defs, methods)
         if returns:
             summary["returns"] = returns

@@ -361,11 +361,13 @@ class Context:
         cls = class_of_instance(self, node, fn, project_class)
         return self.function_returns(f"{cls}.{name}") if cls is not None else None
 
-    def function_returns(self, qual: str) -> str | None:
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
         """Another module's function verdict (JSON, NEVER, a description, or None when unknown), from its
         summary through the resolver (which may load modules); memoised in ``return_deps``. A summary
-        that records a call through a table of functions (:func:`.inference.tables.deferred`) gives
-        the union of what those functions return, each asked here (and so recorded too).
+        that records a call through a table of functions (:class:`.inference.tables.Deferred`) gives
+        the union of what those functions return, each asked here (and so recorded too), and of
+        the function's other returns; a table keyed by a parameter to which the call passes a
+        constant (``constants``, by position or keyword) gives only the functions under that key.
         """
         try:
             verdict = self.return_deps[qual]
@@ -378,11 +380,11 @@ class Context:
             return None
         self.tables_in_progress.add(qual)
         try:
-            quals = self.resolver.written_in_module_of(qual, table[1])
+            quals = self.resolver.written_in_module_of(qual, table.chosen(constants))
             verdicts = [self.function_returns(q) if q is not None else None for q in quals]
         finally:
             self.tables_in_progress.discard(qual)
-        return union(table[0], verdicts, TEXTUAL_VERDICTS)
+        return union(table.table, [*verdicts, *table.also], TEXTUAL_VERDICTS)
 
     def module_text(self, name: str) -> str | None:
         """The str constant a module-level name is bound to, as the walk has seen so far; else None."""

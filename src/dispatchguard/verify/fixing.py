@@ -3,8 +3,9 @@
 The fixes are applied as usual; then the tools of the files they changed (less those
 ``[tool.dispatchguard.verify] exclude`` names, as for ``dispatchguard verify``) are verified twice
 with the same seed, on the fixed files and on the originals (written back for the while, then the
-fixed bytes again). A file in which a tool got worse gets its original bytes back, and the report
-says which tool and why. A tool got worse when it:
+fixed bytes again), by one fork server that imports the project's libraries once for both runs.
+A file in which a tool got worse gets its original bytes back, and the report says which tool and
+why. A tool got worse when it:
 
 - kept the contract before and no longer does (a violation, a crash, a hang);
 - could be built before and no longer can;
@@ -36,7 +37,7 @@ from dispatchguard.fix.report import FixReport, SkippedFix
 from dispatchguard.lint.config import LintConfig
 from dispatchguard.lint.tool_facts import Dispatcher, ToolFacts, Unknown
 from dispatchguard.verify.discover import ToolTarget, verify_targets
-from dispatchguard.verify.runner import ToolReport, VerifyOptions, verify_tools
+from dispatchguard.verify.runner import ToolReport, VerifyOptions, shared_server, verify_tools
 
 #: Statuses in which a tool gave no answer at all.
 _NO_ANSWER = ("crashed", "hung", "error")
@@ -77,14 +78,16 @@ def verify_fixes(
     if not targets:
         return report
     plans = dispatch_plans(targets, config)
-    after = verify_tools(targets, dataclasses.replace(options, dispatch=plans), jobs=jobs)
-    for path in fixed:
-        atomic_write(path, originals[path])
-    try:
-        before = verify_tools(targets, dataclasses.replace(options, dispatch=replay_plans(plans, after)), jobs=jobs)
-    finally:
-        for path, data in fixed.items():
-            atomic_write(path, data)
+    with shared_server(targets, options) as server:  # the frameworks imported once for both runs
+        after = verify_tools(targets, dataclasses.replace(options, dispatch=plans), jobs=jobs, server=server)
+        for path in fixed:
+            atomic_write(path, originals[path])
+        try:
+            replayed = dataclasses.replace(options, dispatch=replay_plans(plans, after))
+            before = verify_tools(targets, replayed, jobs=jobs, server=server)
+        finally:
+            for path, data in fixed.items():
+                atomic_write(path, data)
     worse: dict[Path, str] = {}
     for was, now in zip(before, after, strict=True):
         why = regression(was, now)

@@ -349,9 +349,10 @@ class ForkServer:
         said = output.read_text(encoding="utf-8", errors="replace")[-SHOWN_CHARS:] if output.exists() else ""
         return f"the fork server did not start ({why}){': ' + said.strip() if said.strip() else ''}"
 
-    def verify(self, target: ToolTarget) -> ToolReport:
-        """Run one tool in a fresh child of the server and judge the raw values it answered."""
-        options, level = self.options, self.level
+    def verify(self, target: ToolTarget, options: VerifyOptions | None = None) -> ToolReport:
+        """Run one tool in a fresh child of the server and judge the raw values it answered
+        (``options``: this run's, when the server serves more than one run: ``fix --verify``)."""
+        options, level = options or self.options, self.level
         if target.kind == "listed" and target.label not in options.factories:
             return ToolReport(target, "not_built", target.reason or "", isolation=level)
         if self.failure is not None:
@@ -363,7 +364,7 @@ class ForkServer:
         started, thread_cpu = time.monotonic(), time.thread_time()
         records: list[dict[str, Any]] = []
         try:
-            channel, status, stop = self._fork(home)
+            channel, status, stop = self._fork(home, options)
         except OSError as exc:
             shutil.rmtree(home, ignore_errors=True)
             return ToolReport(target, "error", f"the fork server ended: {exc}", isolation=level)
@@ -386,7 +387,7 @@ class ForkServer:
             report = dataclasses.replace(report, startup_seconds=channel.first_answer - started)
         return report
 
-    def _fork(self, home: Path) -> tuple[Channel, int, int]:
+    def _fork(self, home: Path, options: VerifyOptions) -> tuple[Channel, int, int]:
         """Ask the server for a keeper and a tool's process: (the tool's channel, the status pipe's
         read end, the stop pipe's write end)."""
         ours, theirs = socket.socketpair()
@@ -405,8 +406,8 @@ class ForkServer:
             theirs.close()
             os.close(status_w)
             os.close(stop_r)
-        repeat = max((int(d.get("repeat", 1)) for d in self.options.dispatch.values()), default=1)
-        each = self.options.timeout * (1 + max(1, repeat)) + ANSWER_GRACE  # a dispatch answer holds `repeat` calls
+        repeat = max((int(d.get("repeat", 1)) for d in options.dispatch.values()), default=1)
+        each = options.timeout * (1 + max(1, repeat)) + ANSWER_GRACE  # a dispatch answer holds `repeat` calls
         return Channel(ours, STARTUP_SECONDS, each), status_r, stop_w
 
     def close(self, *, gently: bool = True) -> None:
@@ -425,8 +426,8 @@ class ForkServer:
     def __enter__(self) -> ForkServer:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(gently=kind is None)
 
 
 def _job(target: ToolTarget, options: VerifyOptions, home: Path, folder: Path, level: str) -> dict[str, Any]:
@@ -592,11 +593,12 @@ def import_roots(targets: Iterable[ToolTarget]) -> list[str]:
     return sorted({t.import_root for t in targets})
 
 
-def preload_of(targets: Iterable[ToolTarget], limit: int = 1000) -> list[str]:
+def preload_of(targets: Iterable[ToolTarget], limit: int = 1000, *, own: bool = True) -> list[str]:
     """The modules a fork server imports once: what the targets' modules import at module level,
     and what the project's own modules they import (their packages' ``__init__`` included) import
-    in turn; then those project modules themselves, each package before its modules (a run's
-    server reads the files as they are when it starts: ``fix --verify`` starts one per run)."""
+    in turn; then (``own``) those project modules themselves, each package before its modules. A
+    server that serves the fixed files and the originals (``fix --verify``) preloads no project
+    module (``own=False``): each tool's process imports them as they are when it starts."""
     targets = list(targets)
     roots = sorted({Path(t.import_root) for t in targets})
     queue = [t.module for t in targets]
@@ -618,8 +620,8 @@ def preload_of(targets: Iterable[ToolTarget], limit: int = 1000) -> list[str]:
                 queue.append(name)
             elif not maybe:
                 found.add(name)
-    own = sorted(m for m in seen if isinstance(_project_file(m, roots), Path))
-    return [*sorted(n for n in found if n != "__future__"), *sorted(own, key=lambda m: (m.count("."), m))]
+    projects = sorted(m for m in seen if own and isinstance(_project_file(m, roots), Path))
+    return [*sorted(n for n in found if n != "__future__"), *sorted(projects, key=lambda m: (m.count("."), m))]
 
 
 def _module_imports(path: Path, package: str) -> list[tuple[str, bool]]:
@@ -677,21 +679,25 @@ def verify_tools(
     *,
     jobs: int = 1,
     progress: Callable[[ToolReport], None] | None = None,
+    server: ForkServer | None = None,
 ) -> list[ToolReport]:
     """Every target's report, in the targets' order; ``jobs`` tools at a time, each a child of
-    one fork server. SIGINT or SIGTERM ends every tool's process and the server and removes
-    their folders before ``KeyboardInterrupt`` goes on up."""
-    level = resolve_isolation(options.isolation)
+    one fork server (``server``, which the caller ends, or one of this run's). SIGINT or SIGTERM
+    ends every tool's process and the server and removes their folders before
+    ``KeyboardInterrupt`` goes on up."""
+    level = server.level if server is not None else resolve_isolation(options.isolation)
     WORKERS.reset()
     with _terminate_as_interrupt():
         runnable = [t for t in targets if t.kind != "listed" or t.label in options.factories]
-        server = ForkServer(options, level, preload_of(runnable), import_roots(runnable)) if runnable else None
+        given = server is not None
+        if not given and runnable:
+            server = ForkServer(options, level, preload_of(runnable), import_roots(runnable))
 
         def one(target: ToolTarget) -> ToolReport:
             if server is None:
                 report = ToolReport(target, "not_built", target.reason or "", isolation=level)
             else:
-                report = server.verify(target)
+                report = server.verify(target, options)
             if progress is not None:
                 progress(report)
             return report
@@ -712,8 +718,26 @@ def verify_tools(
             interrupted = False
             return reports
         finally:
-            if server is not None:
+            if server is not None and not given:
                 server.close(gently=not interrupted)
+
+
+@contextmanager
+def shared_server(targets: Sequence[ToolTarget], options: VerifyOptions) -> Iterator[ForkServer | None]:
+    """One fork server for several runs over ``targets`` whose files change between the runs
+    (``fix --verify``: the fixed files, then the originals): it imports what they import once, and
+    none of the project's own modules, which each tool's process imports as the files are then.
+    None when no target can be run. Ended, with everything below it, when the block ends (at once
+    on an interruption, SIGTERM included)."""
+    WORKERS.reset()
+    with _terminate_as_interrupt():
+        runnable = [t for t in targets if t.kind != "listed" or t.label in options.factories]
+        if not runnable:
+            yield None
+            return
+        level = resolve_isolation(options.isolation)
+        with ForkServer(options, level, preload_of(runnable, own=False), import_roots(runnable)) as server:
+            yield server
 
 
 @contextmanager

@@ -369,12 +369,12 @@ def rows(key: str) -> str:
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 
-from langchain_community.tools import DuckDuckGoSearchRun
+from langchain_community.tools import WikipediaQueryRun
 from langchain_core.tools import tool
 from langchain_tavily import TavilySearch
 
 tavily = TavilySearch(max_results=3)
-ddg = DuckDuckGoSearchRun()
+wiki = WikipediaQueryRun(api_wrapper=build_wrapper())
 
 
 @tool
@@ -391,8 +391,8 @@ def chained(question: str) -> str:
 
 @tool
 def text_search(query: str) -> str:
-    """DuckDuckGo's answer is text (`_run` declares str)."""
-    return ddg.invoke(query)
+    """Wikipedia's answer: `_run` declares str, and the table records nothing of its wrapper's `run`."""
+    return wiki.invoke(query)
 
 
 # case: invalid a tool made in a method is named once by its class, and its self is the method's
@@ -1030,3 +1030,365 @@ def get_news(vendor: str, ticker: str) -> str:
     if vendor == "class":
         return CLASSES[vendor](ticker)
     return LAMBDAS[vendor](ticker)
+
+# case: invalid `x.__str__()` reads as `str(x)`, `x.__repr__()` as `repr(x)`
+from langchain_core.tools import tool
+
+
+@tool
+def memory_search(query: str) -> str:
+    """Search the memory."""
+    docs = retriever.invoke(query)
+    return docs.__str__()  # error: DG104:12 tool function `memory_search` returns `.__str__()` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def sources(query: str) -> str:
+    """The sources."""
+    return search(query).__repr__()  # error: DG104:12 tool function `sources` returns `.__repr__()` (a Python repr), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid the `__str__()` of JSON text, and a tool class's own `__str__`
+import json
+
+from crewai.tools import BaseTool
+from langchain_core.tools import tool
+
+
+@tool
+def dumped(query: str) -> str:
+    """Dumped."""
+    return json.dumps({"query": query}).__str__()
+
+
+class Report(BaseTool):
+    name: str = "report"
+    description: str = "A report."
+
+    def __str__(self) -> str:
+        return json.dumps({"name": self.name})
+
+    def _run(self, query: str) -> str:
+        return self.__str__()
+
+# case: invalid a chain built inline ending in a model another module builds (one per branch of an `if`), and a helper returning its text
+# file: app/config.py
+import os
+
+from langchain_openai import ChatOpenAI
+
+if os.getenv("DEEPSEEK_API_KEY"):
+    llm = ChatOpenAI(model_name="deepseek-chat", openai_api_base="https://api.deepseek.com/v1")
+else:
+    llm = ChatOpenAI(model_name="gpt-4o-mini")
+
+# file: app/tools.py
+from langchain.agents import Tool
+from langchain.prompts import PromptTemplate
+
+from app.config import llm
+
+answer_prompt = PromptTemplate.from_template("Answer the guest's question {input} from these facts: {facts}")
+
+
+def explain(question: str, rows: list) -> str:
+    return (answer_prompt | llm).invoke({"input": question, "facts": rows}).content.strip()
+
+
+def chat_tool_func(user_input: str) -> str:
+    try:
+        response = (answer_prompt | llm).invoke({"input": user_input, "facts": ""}).content.strip()
+        return response  # error: DG104:16 tool function `chat_tool_func` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    except Exception:
+        return "I'm sorry, something went wrong."  # error: DG104:16 tool function `chat_tool_func` returns a string that is not JSON, not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+def sql_tool_func(question: str) -> str:
+    return explain(question, run_query(question))  # error: DG104:12 tool function `sql_tool_func` returns the chat model's reply (prose the model wrote), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+chat_tool = Tool(name="chat_tool", func=chat_tool_func, description="Hotel questions.")
+sql_tool = Tool(name="sql_tool", func=sql_tool_func, description="Bookings.")
+
+# case: valid an imported model asked for JSON, rebound to something else, a chain ending in a JSON parser or a structured model
+# file: app/config.py
+from langchain_openai import ChatOpenAI
+
+json_llm = ChatOpenAI(model="gpt-4o", model_kwargs={"response_format": {"type": "json_object"}})
+wrapped = ChatOpenAI(model="gpt-4o")
+wrapped = with_retries(wrapped)
+llm = ChatOpenAI(model="gpt-4o")
+
+# file: app/tools.py
+from langchain.agents import Tool
+from langchain.prompts import PromptTemplate
+from langchain_core.output_parsers import JsonOutputParser
+
+from app.config import json_llm, llm, wrapped
+
+prompt = PromptTemplate.from_template("Answer {input}.")
+
+
+def json_answer(q: str) -> str:
+    return (prompt | json_llm).invoke({"input": q}).content.strip()
+
+
+def wrapped_answer(q: str) -> str:
+    return (prompt | wrapped).invoke({"input": q}).content.strip()
+
+
+def parsed_answer(q: str) -> str:
+    return (prompt | llm | JsonOutputParser()).invoke({"input": q})
+
+
+def structured_answer(q: str) -> str:
+    return (prompt | llm.with_structured_output(Answer)).invoke({"input": q}).content
+
+
+tools = [
+    Tool(name="a", func=json_answer, description="A."),
+    Tool(name="b", func=wrapped_answer, description="B."),
+    Tool(name="c", func=parsed_answer, description="C."),
+    Tool(name="d", func=structured_answer, description="D."),
+]
+
+# case: invalid a router over a table of functions another module holds: the union of the entry its caller names and the router's own text
+# file: app/vendors.py
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def news_csv(ticker: str) -> str:
+    return "\n".join(["title,link", ticker])
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+# file: app/interface.py
+from app.vendors import news_csv, news_markdown, prices_raw
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown, "beta": news_csv}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        impl = VENDOR_METHODS[method][vendor]
+        try:
+            return impl(*args)
+        except VendorError:
+            continue
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+def first_answer(method: str, *args):
+    results = []
+    for vendor in vendor_chain(method):
+        answer = VENDOR_METHODS[method][vendor](*args)
+        results.append(answer)
+    return results[0] if results else "NO_DATA_AVAILABLE"
+
+# file: app/tools.py
+from langchain_core.tools import tool
+
+from app.interface import first_answer, route_to_vendor
+
+
+@tool
+def get_news(ticker: str) -> str:
+    """Recent news about a company."""
+    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_news_once(ticker: str) -> str:
+    """The first vendor's news."""
+    return first_answer("get_news", ticker)  # error: DG104:12 tool function `get_news_once` returns text (from the functions of `VENDOR_METHODS`) (from `first_answer`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_news_named(ticker: str) -> str:
+    """News, the method passed by keyword."""
+    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a router whose named entry, or whose any entry, may give text of unknown content, or whose own answer is JSON
+# file: app/vendors.py
+import json
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+# file: app/interface.py
+import json
+
+from app.vendors import news_markdown, prices_raw
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        return VENDOR_METHODS[method][vendor](*args)
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+def route_or_error(method: str, *args):
+    for vendor in vendor_chain(method):
+        return VENDOR_METHODS[method][vendor](*args)
+    return json.dumps({"error": "no vendor answered"})
+
+
+def collected(method: str, *args):
+    results = []
+    for vendor in vendor_chain(method):
+        results.append(VENDOR_METHODS[method][vendor](*args))
+        results.append(cache.get(vendor))
+    return results[-1]
+
+# file: app/tools.py
+from langchain_core.tools import tool
+
+from app.interface import collected, route_or_error, route_to_vendor
+
+
+@tool
+def get_prices(ticker: str) -> str:
+    """Prices."""
+    return route_to_vendor("get_prices", ticker)
+
+
+@tool
+def get_any(method: str, ticker: str) -> str:
+    """Any method."""
+    return route_to_vendor(method, ticker)
+
+
+@tool
+def get_news_or_error(ticker: str) -> str:
+    """News, or a JSON error."""
+    return route_or_error("get_news", ticker)
+
+
+@tool
+def get_collected(ticker: str) -> str:
+    """News, or a cached value."""
+    return collected("get_news", ticker)
+
+# case: invalid a library tool whose `_run` returns its API wrapper's text (the bundled table, from the sdist's source)
+from crewai.tools import tool
+from langchain_community.tools import DuckDuckGoSearchRun
+
+duckduckgo_search = DuckDuckGoSearchRun()
+
+
+@tool("web_search_tool")
+def web_search_tool(query: str) -> str:
+    """Search the web for up-to-date information."""
+    return duckduckgo_search.run(query)  # error: DG104:12 tool function `web_search_tool` returns text (from `DuckDuckGoSearchAPIWrapper.run`) (what `DuckDuckGoSearchRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: valid a library tool whose `_run` answers a tuple or JSON text, or whose wrapper's method returns values of unknown content
+from crewai.tools import tool
+from langchain_community.tools import DuckDuckGoSearchResults, GoogleSerperResults
+
+results_search = DuckDuckGoSearchResults(output_format="json")
+
+
+@tool("search_results")
+def search_results(query: str) -> str:
+    """Search results."""
+    return results_search.run(query)
+
+
+@tool("serper")
+def serper(query: str) -> str:
+    """Serper."""
+    return GoogleSerperResults().invoke(query)
+
+# case: invalid a router of the same module keyed by the method its caller names: that entry's functions
+from langchain_core.tools import tool
+
+
+def news_markdown(ticker: str) -> str:
+    return f"## News for {ticker}"
+
+
+def prices_raw(ticker: str) -> str:
+    return fetch(ticker).text
+
+
+VENDOR_METHODS = {"get_news": {"alpha": news_markdown}, "get_prices": {"alpha": prices_raw}}
+
+
+def route_to_vendor(method: str, *args):
+    for vendor in vendor_chain(method):
+        impl = VENDOR_METHODS[method][vendor]
+        return impl(*args)
+    return f"NO_DATA_AVAILABLE: no vendor answered {method}"
+
+
+@tool
+def get_news(ticker: str) -> str:
+    """News."""
+    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns an f-string (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_prices(ticker: str) -> str:
+    """Prices: text of unknown content."""
+    return route_to_vendor("get_prices", ticker)
+
+
+@tool
+def get_news_named(ticker: str) -> str:
+    """News, the method passed by keyword."""
+    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns an f-string (from the functions of `VENDOR_METHODS`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def get_any(method: str, ticker: str) -> str:
+    """Any method."""
+    return route_to_vendor(method, ticker)
+
+# case: valid an item of a list changed otherwise than by append/insert, or handed to a function
+from langchain_core.tools import tool
+
+
+@tool
+def extended(q: str) -> str:
+    """Extended."""
+    results = []
+    results.append(f"No result for {q}")
+    results.extend(cached(q))
+    return results[-1]
+
+
+@tool
+def replaced(q: str) -> str:
+    """Replaced."""
+    results = [f"No result for {q}"]
+    results[0] = answer(q)
+    return results[0]
+
+
+@tool
+def filled(q: str) -> str:
+    """Filled."""
+    results = [f"No result for {q}"]
+    fill(results, q)
+    return results[0]
+
+
+# case: invalid an item of a list every item put in which is prose
+from langchain_core.tools import tool
+
+
+@tool
+def counted(q: str) -> str:
+    """Counted."""
+    results = [f"No result for {q}"]
+    results.insert(0, f"Searched {len(results)} sources")
+    return results[0] if len(results) else "none"  # error: DG104:12 tool function `counted` returns an f-string (an item of `results`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`

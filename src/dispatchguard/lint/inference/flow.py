@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
+from dispatchguard.lint.inference.module_returns import INSTANCE_MARK
 from dispatchguard.lint.inference.returns import CHAT_MODEL
 from dispatchguard.lint.kinds import CLASS, REGISTRY
 from dispatchguard.lint.library import chat_model_class, library_tool_output, run_answer
@@ -384,14 +385,31 @@ class _InstanceClass:
         return None if fn.shadows(name) else self.module_name(name)
 
     def module_name(self, name: str) -> str | None:
-        """A module-level name bound once, to a call of such a class (``MODEL = ChatOpenAI()``)."""
+        """A module-level name every binding of which is a call of one such class (``MODEL =
+        ChatOpenAI()``, or one per branch of an ``if``), or a chat model another module of the
+        project builds so and this one imports (:meth:`imported`)."""
         ctx = self.ctx
         info = ctx.info
+        if name in info.imports:
+            return None if name in info.defs else self.imported(name)
         descs = info.defs.get(name) or []
-        if len(descs) != 1 or descs[0][0] != "call" or name in info.imports:
+        if not descs or any(d[0] != "call" for d in descs):
             return None
-        qual = ctx.resolver.local_qual(info, descs[0][1])
+        quals = {ctx.resolver.local_qual(info, d[1]) for d in descs}
+        qual = quals.pop() if len(quals) == 1 else None
         return qual if qual is not None and self.accept(qual) else None
+
+    def imported(self, name: str) -> str | None:
+        """The chat model class of a module-level model of another module of the project that this
+        one imports (``from app.config import llm``), as that module's summary records it
+        (``"=llm"``: :func:`.module_returns.module_models`), when ``accept`` takes it."""
+        ctx = self.ctx
+        qual = ctx.resolver.local_qual(ctx.info, name)
+        if qual is None or "." not in qual or ctx.resolver.outside(qual):
+            return None
+        module, _, last = qual.rpartition(".")
+        made = ctx.function_returns(f"{module}.{INSTANCE_MARK}{last}")
+        return made if made is not None and self.accept(made) else None
 
     def of_type(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Call):

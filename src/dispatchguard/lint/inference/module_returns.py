@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
+from dispatchguard.lint.inference.model_text import asks_json
 from dispatchguard.lint.inference.returns import Classifier, Function
 from dispatchguard.lint.library import chat_model_class
 
@@ -272,7 +273,7 @@ class ModuleKnowledge:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None
 
-    def function_returns(self, qual: str) -> str | None:
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
         """Always None: other modules are the resolver's, so a summary depends on its file alone."""
         return None  # another module: the resolver's business
 
@@ -410,12 +411,70 @@ def summarise_returns(
         if len(defined.get(owner, ())) == 1 and owner not in imports and _transparent(node):
             knowledge.functions[key] = SyntaxFunction(node)
     classifier = Classifier(knowledge)
-    out = {}
+    out = module_models(body, knowledge, defined)
     for name, fn in knowledge.functions.items():
         verdict = classifier.summary(fn, 0)
         if verdict is not None:
             out[name] = verdict
     return out
+
+
+#: How a summary's ``"returns"`` records a module-level instance rather than a function: its name
+#: after this mark (no function is named so), so that no call of the name reads it as a return.
+INSTANCE_MARK = "="
+
+
+def module_models(body: list[ast.stmt], knowledge: ModuleKnowledge, defined: dict[str, list]) -> dict[str, str]:
+    """``"=name"`` -> the chat model class (qualified as the module's imports spell it) for each
+    top-level name every binding of which builds a model of that class (``llm = ChatOpenAI(...)``,
+    also in the branches of an ``if``/``try`` at top level) and asks it for no JSON
+    (:func:`.model_text.asks_json`): another module importing the name runs a chat model."""
+    wanted = {
+        name for name, descs in defined.items()
+        if descs and all(d and d[0] == "call" and _may_build_model(str(d[1])) for d in descs)
+    }  # fmt: skip
+    if not wanted:
+        return {}
+    calls: dict[str, list[ast.Call]] = {}
+    _top_level_calls(body, wanted, calls)
+    out = {}
+    for name, built in calls.items():
+        if len(built) != len(defined[name]):
+            continue
+        classes = {knowledge.qualified_name(call.func) for call in built}
+        qual = classes.pop() if len(classes) == 1 else None
+        if qual is not None and chat_model_class(qual) and not asks_json(knowledge, _MODULE_SCOPE, *built):
+            out[f"{INSTANCE_MARK}{name}"] = qual
+    return out
+
+
+def _top_level_calls(body: list[ast.stmt], wanted: set[str], calls: dict[str, list[ast.Call]]) -> None:
+    """The calls the names ``wanted`` are assigned at top level (in ``if``/``try``/``with`` blocks too)."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if stmt.targets[0].id in wanted and isinstance(stmt.value, ast.Call):
+                calls.setdefault(stmt.targets[0].id, []).append(stmt.value)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
+                _top_level_calls(block, wanted, calls)
+            for handler in getattr(stmt, "handlers", []):
+                _top_level_calls(handler.body, wanted, calls)
+
+
+def _may_build_model(callee: str) -> bool:
+    """The cheap first cut, on the name as written: a ``Chat...`` class or ``init_chat_model``."""
+    last = callee.rpartition(".")[2]
+    return "Chat" in last or last == "init_chat_model"
+
+
+def _module_scope() -> SyntaxFunction:
+    """The scope a module-level model is judged in: a function with no parameters and no body."""
+    node = ast.parse("def _():\n    pass").body[0]
+    node.body = []  # type: ignore[attr-defined]
+    return SyntaxFunction(node)  # type: ignore[arg-type]
+
+
+_MODULE_SCOPE = _module_scope()
 
 
 def _transparent(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

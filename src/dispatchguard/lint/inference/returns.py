@@ -22,7 +22,7 @@ from typing import Protocol
 
 from dispatchguard.lint.inference import model_text
 from dispatchguard.lint.inference.control import ends, only_raises
-from dispatchguard.lint.inference.tables import DEFERRED, deferred, function_table, union
+from dispatchguard.lint.inference.tables import DEFERRED, Deferred, Table, function_table, merged, union
 from dispatchguard.lint.library import chat_model_class
 
 JSON = "json"
@@ -177,8 +177,10 @@ class Knowledge(Protocol):
         """What the method ``name`` of a class of another module of the project whose instance
         ``node`` is returns, as that module's summary records it (its run methods); None if unknown."""
 
-    def function_returns(self, qual: str) -> str | None:
-        """Another module's function verdict from its summary (JSON, NEVER, a description); None if unknown."""
+    def function_returns(self, qual: str, constants: dict[int | str, str] | None = None) -> str | None:
+        """Another module's function verdict from its summary (JSON, NEVER, a description); None if
+        unknown. ``constants`` (position or keyword -> str constant) are the call's: a router over a
+        table of functions keyed by that parameter calls only the functions under that key."""
 
     def is_class(self, qual: str) -> bool:
         """Whether ``qual`` is a class of the project (a call of it gives an instance, not JSON text)."""
@@ -230,6 +232,9 @@ class Classifier:
         # the depth limit with nothing learnt, after a number of steps exponential in that limit
         self.names_in_progress: set[tuple[int, str]] = set()
         self.edges_in_progress: set[tuple[int, str]] = set()
+        # the str constants a call of this module passes by position or keyword, per function being
+        # judged for it: a router keyed by a parameter judges only the entry of the key it is given
+        self.passed: dict[int, dict[int | str, str]] = {}
 
     def function(self, fn: Function, depth: int) -> str | None:
         """The verdict of a call of ``fn``: JSON only if every return is JSON (a function that only
@@ -265,8 +270,8 @@ class Classifier:
             verdicts.append(verdict)
         if all(v == JSON for v in verdicts):
             return JSON
-        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere: alone, or unknown
-            return verdicts[0] if len(set(verdicts)) == 1 else None
+        if any(v.startswith(DEFERRED) for v in verdicts):  # a table judged elsewhere, with the other returns
+            return merged(verdicts)
         bad = [v for v in verdicts if v != JSON]
         return bad[0] if len(bad) == len(verdicts) else None
 
@@ -330,6 +335,8 @@ class Classifier:
         b = self.classify(node.orelse, fn, depth + 1)
         if a == JSON and b == JSON:
             return JSON
+        if a is not None and b is not None and (a.startswith(DEFERRED) or b.startswith(DEFERRED)):
+            return merged([a, b])
         return a if a not in (JSON, None) else (b if b not in (JSON, None) else None)
 
     def unary(self, node: ast.UnaryOp, fn: Function, depth: int) -> str | None:
@@ -347,13 +354,43 @@ class Classifier:
         window = node.slice
         if isinstance(window, ast.Constant) and window.value == "output":
             return self.agent_answer(node.value, fn)
-        if not isinstance(window, ast.Slice):  # an item: of a table of text, text
+        if not isinstance(window, ast.Slice):  # an item: of a table of text, text; of a list grown here, its items'
             table = self.text_table(node.value, fn, depth)
-            return f"text (a value of `{table}`)" if table is not None else None
+            if table is not None:
+                return f"text (a value of `{table}`)"
+            return self.list_item(node.value, fn, depth)
         inner = self.classify(node.value, fn, depth + 1)
         if inner == JSON:
             return "JSON text cut short (a slice), not valid JSON" if window.upper is not None else None
         return inner if inner is not None and inner.startswith(_SLICED_VERDICTS) else None
+
+    def list_item(self, node: ast.expr, fn: Function, depth: int) -> str | None:
+        """An item of a local list every binding of which is a list display, grown by
+        ``.append(x)``/``.insert(i, x)`` (``results.append(impl(*args))``, then ``results[0]``): what
+        every item is, when each is known (JSON only if all are); None otherwise."""
+        if not isinstance(node, ast.Name):
+            return None
+        bound = fn.assigns.get(node.id)
+        if not bound or not all(isinstance(v, ast.List) for v in bound):
+            return None
+        added = appended(fn, node.id)
+        items = [e for v in bound for e in v.elts]  # type: ignore[union-attr]
+        if added is None or not items + added or any(isinstance(e, ast.Starred) for e in items + added):
+            return None
+        items += added
+        key = (id(fn), node.id)
+        if key in self.names_in_progress:
+            return None
+        self.names_in_progress.add(key)
+        try:
+            verdicts = [self.classify(e, fn, depth + 1) for e in items]
+        finally:
+            self.names_in_progress.discard(key)
+        if None in verdicts:
+            return None
+        if any(v.startswith(DEFERRED) for v in verdicts):  # type: ignore[union-attr]
+            return merged(verdicts)  # type: ignore[arg-type]
+        return union(node.id, verdicts, TEXTUAL_VERDICTS, where=f"(an item of `{node.id}`)")
 
     def attribute(self, node: ast.Attribute, fn: Function, depth: int) -> str | None:
         """``.content`` of an agent's last message or of a chat model's reply, ``.raw`` of a crew's
@@ -515,7 +552,7 @@ class Classifier:
         if qual == "asyncio.run" and node.args:  # ``asyncio.run(self._arun(q))``: what the coroutine returns
             return self.classify(node.args[0], fn, depth + 1)
         if qual is not None:
-            return self.named_call(qual, fn, depth)
+            return self.named_call(qual, fn, depth, node)
         if isinstance(func, ast.Name):
             local = self.ctx.local_function(fn, func.id)
             if local is not None:
@@ -533,17 +570,22 @@ class Classifier:
         found = function_table(self.ctx, func, fn)
         if found is None:
             return None
-        table, functions = found
         verdicts: list[str | None] = []
-        for function in functions:
+        for function in found.functions:
             qual = self.ctx.qualified_name(function, fn)
             if qual is None or self.ctx.is_class(qual):
                 return None
             verdicts.append(self.named_call(qual, fn, depth + 1))
-        if None in verdicts and self.ctx.defers_tables:
-            written = [dotted_name(f) for f in functions]
-            return deferred(table, written) if None not in written else None  # type: ignore[arg-type]
-        return union(table, verdicts, TEXTUAL_VERDICTS)
+        position = key_parameter(fn, found.key) if found.key is not None and found.by_key else None
+        whole = union(found.name, verdicts, TEXTUAL_VERDICTS)
+        passed = _passed(self.passed.get(id(fn)), position, found.key) if whole is None else None
+        if passed is not None and passed in found.by_key:  # type: ignore[operator]
+            # a call of this module passes the key: only that entry's functions (their verdicts, asked above)
+            found, verdicts = _picked(found, verdicts, passed)
+            position, whole = None, union(found.name, verdicts, TEXTUAL_VERDICTS)
+        if self.ctx.defers_tables and (None in verdicts or (whole is None and position is not None)):
+            return _recorded(found, position)  # judged where the functions are known, or by the key passed
+        return whole
 
     def method_call(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         """A ``receiver.method(...)`` call: by the method's name (``_METHOD_HANDLERS``,
@@ -593,18 +635,30 @@ class Classifier:
         qual = self.ctx.qualified_name(receiver, fn)
         return self.project_function(qual, depth)[1] if qual is not None else None
 
-    def project_function(self, qual: str, depth: int) -> tuple[bool, str | None]:
+    def project_function(self, qual: str, depth: int, call: ast.Call | None = None) -> tuple[bool, str | None]:
         """Whether ``qual`` is a function of the project, and its verdict: of this module (classified
-        here), or of another, as its module's summary records it."""
+        here), or of another, as its module's summary records it (given the str constants ``call``
+        passes by position: a router keyed by one)."""
+        constants = call_constants(call) if call is not None else None
         target = self.ctx.module_function(qual)
         if target is not None:
-            return True, self.function(target, depth + 1)
-        summary = self.ctx.function_returns(qual)
+            if not constants:
+                return True, self.function(target, depth + 1)
+            before = self.passed.get(id(target))
+            self.passed[id(target)] = constants
+            try:
+                return True, self.function(target, depth + 1)
+            finally:
+                if before is None:
+                    del self.passed[id(target)]
+                else:
+                    self.passed[id(target)] = before
+        summary = self.ctx.function_returns(qual, constants) if constants else self.ctx.function_returns(qual)
         if summary is None:
             return False, None
         return True, JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
 
-    def named_call(self, qual: str, fn: Function, depth: int) -> str | None:
+    def named_call(self, qual: str, fn: Function, depth: int, call: ast.Call | None = None) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
         (classified here), another module's return summary, an instance of a project class, or the
         declared return of a function outside the project; None when none of them tells.
@@ -617,7 +671,7 @@ class Classifier:
             return "bytes (`orjson.dumps` without `.decode()`)"
         if qual in _PARSERS:
             return f"a parsed value (`{qual}`), not text"
-        found, verdict = self.project_function(qual, depth)
+        found, verdict = self.project_function(qual, depth, call)
         if found:
             return verdict
         if chat_model_class(qual):  # what a project's factory of models returns (``get_llm()``)
@@ -642,6 +696,17 @@ class Classifier:
 
     # the methods whose name tells what they give (``_METHOD_HANDLERS``); None: the name alone
     # does not tell, the receiver may
+
+    def _dunder_text(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
+        """``x.__str__()`` reads as ``str(x)``, ``x.__repr__()`` as ``repr(x)``; a ``self``/``cls``
+        receiver is left to the class's own method."""
+        receiver = func.value
+        if node.args or node.keywords or (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")):
+            return None
+        builtin = "str" if func.attr == "__str__" else "repr"
+        if builtin == "str" and self.classify(receiver, fn, depth + 1) == JSON:
+            return JSON  # the str of JSON text is that text
+        return _NOT_JSON_BUILTINS[builtin].replace(f"`{builtin}(...)`", f"`.{func.attr}()`")
 
     def _decoded(self, node: ast.Call, func: ast.Attribute, fn: Function, depth: int) -> str | None:
         if not isinstance(func.value, ast.Call):
@@ -761,6 +826,8 @@ _METHOD_HANDLERS = {
     "json": Classifier._parsed_json,
     "get": Classifier._defaulted,
     "run_until_complete": Classifier._run_coroutine,
+    "__str__": Classifier._dunder_text,
+    "__repr__": Classifier._dunder_text,
     **dict.fromkeys(_STRIP_METHODS, Classifier._stripped),
 }
 # the verdicts that describe text (not JSON): stripping its white space leaves text of the same kind
@@ -844,6 +911,111 @@ def hand_written_json(node: ast.JoinedStr) -> bool:
         return False
     opening, closing = str(first.value).lstrip()[:1], str(last.value).rstrip()[-1:]
     return (opening, closing) in (("{", "}"), ("[", "]"))
+
+
+def call_constants(call: ast.Call) -> dict[int | str, str]:
+    """The str constants a call passes: by position (none after a ``*args``) and by keyword."""
+    found: dict[int | str, str] = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found[i] = arg.value
+    for keyword in call.keywords:
+        if keyword.arg is not None and isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str):
+            found[keyword.arg] = keyword.value.value
+    return found
+
+
+def _passed(constants: dict[int | str, str] | None, position: int | None, name: str | None) -> str | None:
+    """The key a call passes for the parameter ``name`` at ``position``, when it passes a str constant."""
+    if not constants or position is None:
+        return None
+    return constants.get(position, constants.get(name or ""))
+
+
+def _picked(found: Table, verdicts: list[str | None], key: str) -> tuple[Table, list[str | None]]:
+    """The functions of a table under ``key`` (:attr:`.tables.Table.by_key`) and their verdicts."""
+    chosen = {id(f) for f in found.by_key[key]}  # type: ignore[index]
+    picked = [(f, v) for f, v in zip(found.functions, verdicts, strict=True) if id(f) in chosen]
+    return Table(found.name, [f for f, _ in picked]), [v for _, v in picked]
+
+
+def _recorded(found: Table, position: int | None) -> str | None:
+    """The summary's record of a call through a table (:class:`.tables.Deferred`); None when a
+    function is not written as a dotted name."""
+    written = [dotted_name(f) for f in found.functions]
+    by_key = {k: [dotted_name(f) for f in fs] for k, fs in (found.by_key or {}).items()}
+    if None in written or any(None in fs for fs in by_key.values()):
+        return None
+    param = found.key if position is not None else None
+    return Deferred(found.name, written, position=position, by_key=by_key, param=param).record()  # type: ignore[arg-type]
+
+
+def key_parameter(fn: Function, name: str) -> int | None:
+    """The position of ``name`` among the positional parameters of a plain function (not a
+    method) that never binds it otherwise: the key its callers pass; else None."""
+    args = getattr(fn.node, "args", None)
+    if args is None or fn.assigns.get(name) not in (None, [None]):  # the walker's leave parameters out
+        return None
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if positional[:1] in (["self"], ["cls"]) or name not in positional:
+        return None
+    return positional.index(name)
+
+
+def appended(fn: Function, name: str) -> list[ast.expr] | None:
+    """The values ``fn`` adds to the list ``name`` with ``name.append(x)`` or ``name.insert(i, x)``
+    (nested functions and classes left out); None when it may change the list otherwise (another
+    method of it, an item or slice assigned, the list handed to a call but ``len`` and ``join``)."""
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = list(getattr(fn.node, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        use = _list_use(node, name)
+        if use is True:
+            return None
+        if isinstance(use, ast.expr):
+            found.append(use)
+            stack.extend(node.args)  # type: ignore[attr-defined]
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _list_use(node: ast.AST, name: str) -> ast.expr | bool | None:
+    """What ``node`` does to the list ``name``: the value an ``append``/``insert`` call adds; True
+    when it may change the list otherwise; None when neither."""
+    if isinstance(node, ast.Attribute) and _is_name(node.value, name):
+        return node.attr not in _READ_ONLY_METHODS  # ``.extend(...)``, ``.pop()``, ``add = items.append``
+    if isinstance(node, ast.Subscript) and _is_name(node.value, name):
+        return not isinstance(node.ctx, ast.Load) or None
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and _is_name(func.value, name) and func.attr in ("append", "insert"):
+        one = len(node.args) == (1 if func.attr == "append" else 2) and not node.keywords
+        return node.args[-1] if one else True
+    return True if _hands(node, name) else None
+
+
+def _hands(call: ast.Call, name: str) -> bool:
+    """Whether ``call`` hands the list ``name`` to a function that may change it (not ``len``, ``join``)."""
+    if not any(_is_name(a, name) for a in [*call.args, *(k.value for k in call.keywords)]):
+        return False
+    func = call.func
+    reads = isinstance(func, ast.Name) and func.id == "len"
+    return not (reads or (isinstance(func, ast.Attribute) and func.attr == "join"))
+
+
+#: Methods of a list that leave it as it is (a call of ``append``/``insert`` is read as an addition).
+_READ_ONLY_METHODS = frozenset({"copy", "count", "index"})
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _is_last(index: ast.expr) -> bool:
