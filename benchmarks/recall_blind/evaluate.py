@@ -24,12 +24,18 @@ TREES = HERE.parents[1] / "benchmarks" / ".data" / "blind"
 RULES = ("DG101", "DG102", "DG103", "DG104")
 
 
-def findings(tree: Path) -> tuple[set[tuple[str, int, str]], float]:
-    """(path, line, code) of every active finding, with no configuration; the run's CPU seconds."""
+OUTCOME = {("flag", True): "tp", ("flag", False): "fn", ("noflag", True): "fp", ("noflag", False): "tn"}
+
+
+def findings(tree: Path, jobs: int | None = None) -> tuple[set[tuple[str, int, str]], float]:
+    """(path, line, code) of every active finding, with no configuration; the run's CPU seconds.
+
+    The checker is the one ``sys.executable`` imports; ``jobs`` is its ``-j`` (default: its own)."""
     empty = tree / ".dispatchguard-empty.toml"
     empty.write_text("[tool.dispatchguard]\n", encoding="utf-8")
     started = time.process_time()
     command = [sys.executable, "-m", "dispatchguard", "check", "--no-cache", "--config", str(empty)]
+    command += [] if jobs is None else ["-j", str(jobs)]
     done = subprocess.run([*command, "--output-format", "json", "."], cwd=tree, capture_output=True, text=True)
     cpu = time.process_time() - started
     if done.returncode not in (0, 1):
@@ -39,6 +45,18 @@ def findings(tree: Path) -> tuple[set[tuple[str, int, str]], float]:
         path = Path(item["filename"]).resolve().relative_to(tree.resolve()).as_posix()
         out.add((path, item["location"]["row"], item["code"]))
     return out, cpu
+
+
+def outcomes(sites: list, found: set[tuple[str, int, str]]) -> list[tuple[str, int, str, str, str, str]]:
+    """Each labelled site ``[path, line, rule, verdict, reason]`` with its outcome: a finding of the
+    rule on that line of that file is a hit; ``tp``/``fn`` for a ``flag`` site, ``fp``/``tn`` for a
+    ``noflag`` one."""
+    return [(p, n, r, v, why, OUTCOME[(v, (p, n, r) in found)]) for p, n, r, v, why in sites]
+
+
+def off_sites(sites: list, found: set[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """The findings of the four rules on no labelled site, sorted."""
+    return sorted(f for f in found - {(p, n, r) for p, n, r, *_ in sites} if f[2] in RULES)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,17 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     for tree in labels["tree"]:
         root = TREES / tree["dir"]
         found, _ = findings(root)
-        labelled = set()
-        for path, line, rule, verdict, reason in tree["sites"]:
-            labelled.add((path, line, rule))
-            hit = (path, line, rule) in found
-            key = {("flag", True): "tp", ("flag", False): "fn", ("noflag", True): "fp", ("noflag", False): "tn"}
-            counts[rule][key[(verdict, hit)]] += 1
-            if verdict == "flag" and not hit:
+        for path, line, rule, _, reason, outcome in outcomes(tree["sites"], found):
+            counts[rule][outcome] += 1
+            if outcome == "fn":
                 misses.append(f"{tree['dir']}/{path}:{line} {rule}: {reason}")
-            if verdict == "noflag" and hit:
+            if outcome == "fp":
                 alarms.append(f"{tree['dir']}/{path}:{line} {rule}: {reason}")
-        unlabelled += [f"{tree['dir']}/{p}:{n} {c}" for p, n, c in sorted(found - labelled) if c in RULES]
+        unlabelled += [f"{tree['dir']}/{p}:{n} {c}" for p, n, c in off_sites(tree["sites"], found)]
     print(f"{'rule':6} {'tp':>3} {'fp':>3} {'fn':>3} {'tn':>3}  precision  recall")
     figures = {}
     for rule, c in counts.items():
