@@ -153,7 +153,12 @@ class Project:
         self._defined: dict[str, int] = {}  # name -> how many loaded modules define it (class bodies, top level)
         self._tool_member_quals: dict[str, set[str]] = {}  # member name -> the project's tool members so named
         self._members_stamp: str | None = None  # tool_members_stamp, until a module is loaded
-        self._members_from_known = False  # whether the known summaries' toolkit members were read
+        # without word rounds (focused runs, the editor path): the toolkit members asked about
+        self._member_files: dict[str, set[str]] | None = None  # member name -> files that may bind it
+        self._members_read: set[str] = set()  # names whose every possible binding was judged
+        self._definers_read: set[str] = set()  # names whose every definition is loaded
+        self._members_pending: list[ModuleInfo] = []  # modules loaded since, binding one of those names
+        self._reread: set[str] = set()  # files that appeared or changed since (unload, register)
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
         self.keep_trees = frozenset(keep_trees)
@@ -244,6 +249,7 @@ class Project:
         excluded path): its module takes the names no other file owns."""
         self.files[file.key] = file
         self._name_files([file.key])
+        self._reread.add(file.key)
         self.resolver.forget()
 
     def _own_primary_names(self, keys: list[str]) -> None:
@@ -325,25 +331,126 @@ class Project:
         self.infos[key] = info
         self._count_definitions(info, 1)
         self._members_stamp = None
+        if self._member_files is not None and key in self.files:
+            names = member_names_of(info.members)
+            self._index_members(key, names)
+            if not self._members_read.isdisjoint(names):
+                self._members_pending.append(info)
         self.resolver.forget()
         return info
 
-    def _known_members(self) -> None:
-        """Without word rounds (a focused run, the editor path), the toolkit members of the files
-        whose summaries are known (from the cache) without parsing: their modules are loaded from
-        those summaries, and so is every known module that defines one of the members' names."""
-        self._members_from_known = True
-        summaries = [(key, summary) for key, (summary, _) in list(self.known.items()) if summary and key in self.files]
-        for key, summary in summaries:
-            if summary.get("members"):
+    def unload(self, key: str) -> None:
+        """Forget what was loaded or known of a file (it changed on disk, an editor's buffer
+        replaces it): the next question that reaches it reads it again."""
+        old = self.infos.pop(key, None)
+        if old is not None:
+            self._count_definitions(old, -1)
+            prefix = f"{old.name}." if old.name else ""
+            for cls, members in old.members.items():
+                for name in members:
+                    self._tool_member_quals.get(name, set()).discard(f"{prefix}{cls}.{name}")
+            self._members_stamp = None
+        self.known.pop(key, None)
+        self._reread.add(key)
+        self.resolver.forget()
+
+    def _member_index(self) -> dict[str, set[str]]:
+        """Member name -> the files of the project that may bind it in a class body, from what is
+        loaded or known of a file, else from its bytes (:func:`member_names_in`); made once, kept
+        up to date by :meth:`add`."""
+        index = self._member_files
+        if index is None:
+            index = self._member_files = {}
+            for key in list(self.files):
+                info = self.infos.get(key)
+                summary = (self.known.get(key) or (None, None))[0]
+                if info is not None or summary is not None:
+                    members = info.members if info is not None else summary.get("members", {})  # type: ignore[union-attr]
+                    self._index_members(key, member_names_of(members))
+                elif key not in self.known:  # else it does not parse: it binds nothing
+                    try:
+                        data = virtual_bytes(self.files[key].path)
+                    except OSError:
+                        continue
+                    self._index_members(key, member_names_in(data))
+        return index
+
+    def _index_members(self, key: str, names: Iterable[str]) -> None:
+        index = self._member_files
+        assert index is not None
+        for name in names:
+            index.setdefault(name, set()).add(key)
+
+    def _know_member(self, name: str) -> None:
+        """Without word rounds, make :meth:`tool_member`'s answer for ``name`` what a run with them
+        gives: every file of the project that may bind ``name`` in a class body is loaded and its
+        binding judged (the word rounds load every module with a tool member: it names a tool
+        word); once one toolkit tool has the name, every file that names it is loaded, so that its
+        definitions are counted (the rounds load those too: the name is a tool word)."""
+        if self._reread:
+            self._read_again()
+        if name not in self._members_read:
+            self._members_read.add(name)
+            for key in sorted(self._member_index().get(name, ())):
                 info = self.load(key)
                 if info is not None:
-                    for _ in self._tool_members(info):
-                        pass
-        names = set(self._tool_member_quals)
-        for key, summary in summaries:
-            if names.intersection(summary.get("attrs", ())) or names.intersection(summary["defs"]):
-                self.load(key)
+                    self._judge_member(info, name)
+        while self._members_pending:  # loaded since: judged for every name asked about
+            info = self._members_pending.pop()
+            for asked in self._members_read.intersection(member_names_of(info.members)):
+                self._judge_member(info, asked)
+        if len(self._tool_member_quals.get(name, ())) == 1 and name not in self._definers_read:
+            self._definers_read.add(name)
+            word = name.encode()
+            for key in list(self.files):
+                if key in self.infos:
+                    continue
+                known = self.known.get(key)
+                if known is not None:
+                    summary = known[0]
+                    if summary is not None and (name in summary.get("attrs", ()) or name in summary["defs"]):
+                        self.load(key)
+                    continue
+                try:
+                    data = virtual_bytes(self.files[key].path)
+                except OSError:
+                    continue
+                if word in data and word in names_in(data):
+                    self.load(key, data)
+
+    def _read_again(self) -> None:
+        """Files that appeared or changed since the member questions began and are not loaded
+        again: indexed anew, and loaded when they may bind or define a name asked about."""
+        reread, self._reread = self._reread, set()
+        if self._member_files is None:
+            return  # the index, once made, reads them as they are
+        for key in sorted(reread):
+            if key in self.infos or key not in self.files:
+                continue  # loaded again since: add() indexed it
+            try:
+                data = virtual_bytes(self.files[key].path)
+            except OSError:
+                continue
+            names = member_names_in(data)
+            self._index_members(key, names)
+            defined = self._definers_read and not {n.encode() for n in self._definers_read}.isdisjoint(names_in(data))
+            if defined or not self._members_read.isdisjoint(names):
+                info = self.load(key, data)
+                if info is not None:
+                    for asked in self._members_read.intersection(member_names_of(info.members)):
+                        self._judge_member(info, asked)
+
+    def _judge_member(self, info: ModuleInfo, name: str) -> None:
+        """Note the tool members named ``name`` of ``info``'s classes (as :meth:`_tool_members`)."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for cls, members in info.members.items():
+            qual = f"{prefix}{cls}.{name}"
+            if name in members and kind(qual) == TOOL:
+                quals = self._tool_member_quals.setdefault(name, set())
+                if qual not in quals:
+                    quals.add(qual)
+                    self._members_stamp = None
 
     def tool_members_stamp(self) -> str:
         """A stamp of the answers :meth:`tool_member` gives now: empty when the project has no
@@ -422,10 +529,12 @@ class Project:
         the loaded modules know has that name (a method or class attribute of another class, of the
         project or of its libraries, a top-level function); else None. Every file that defines the
         name names it, so it is a candidate, loaded once the words are complete."""
-        if self.candidates is None and not self._members_from_known:
-            self._known_members()
+        if name in _BUILTIN_MEMBERS or name.startswith("_"):
+            return None
+        if self.candidates is None:  # no word rounds: the files that may hold the answer are loaded now
+            self._know_member(name)
         quals = self._tool_member_quals.get(name)
-        if quals is None or name in _BUILTIN_MEMBERS or len(quals) != 1 or self._defined.get(name, 0) != 1:
+        if quals is None or len(quals) != 1 or self._defined.get(name, 0) != 1:
             return None
         return next(iter(quals))
 
@@ -575,6 +684,35 @@ def _may_be_tool_related(descs: list[Any]) -> bool:
     return any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class")) or any(
         d[0] not in ("def", "class") for d in descs
     )
+
+
+#: What a class body binds, in a file's bytes: every public name (no ``_x``: a toolkit's member so
+#: named is never taken for a tool) that :func:`.index.class_members` may read, and more. A member
+#: method is an indented ``def`` (looked for only when the file indents a decorator other than the
+#: plain ones); a member attribute is a name assigned at the start of an indented line, after a
+#: class's colon (``class K: search = SearchTool()``) or after a semicolon.
+_PUBLIC_NAME = rb"[A-Za-z][A-Za-z0-9_]*"
+_MEMBER_DEF = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+(" + _PUBLIC_NAME + rb")", re.MULTILINE)
+_MEMBER_ASSIGN = re.compile(rb"(?:^[ \t]+|[;:][ \t]*)(" + _PUBLIC_NAME + rb")[ \t]*=(?!=)", re.MULTILINE)
+_DECORATED = re.compile(
+    rb"^[ \t]+@(?!(?:staticmethod|classmethod|property|abstractmethod|abc\.abstractmethod)[ \t\r]*$)", re.MULTILINE
+)
+
+
+def member_names_in(data: bytes) -> set[str]:
+    """The public names a class body of these bytes may bind as a member (a superset of what the
+    summary's ``members`` holds): none without a ``class`` statement."""
+    if b"class" not in data:
+        return set()
+    names = {m.decode() for m in _MEMBER_ASSIGN.findall(data)}
+    if _DECORATED.search(data) is not None:
+        names.update(m.decode() for m in _MEMBER_DEF.findall(data))
+    return names
+
+
+def member_names_of(members: dict[str, dict[str, Any]]) -> set[str]:
+    """The public names a summary's classes bind as members that may be tools (its ``members``)."""
+    return {name for bound in members.values() for name in bound if not name.startswith("_")}
 
 
 def may_have_findings(data: bytes, words: WordSet) -> bool:

@@ -72,11 +72,6 @@ _MAX_TABLES = 8
 RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), end_line, end_col, code, message
 
 
-def _no_tool_member(name: str) -> None:
-    """No toolkit member names a tool (outside preview)."""
-    return None
-
-
 class Context:
     """The per-file state of the walk, and the rules' query API (see the module docstring)."""
 
@@ -130,9 +125,8 @@ class Context:
         #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
         self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
-        # a member name -> the one toolkit tool so named; in preview only: a check of a few files, none
-        # of whose imports leads to the toolkit's module, cannot see it (docs/rules/DG101.md)
-        self.member_named = resolver.source.tool_member if resolver.config.preview else _no_tool_member
+        # a member name -> the one toolkit tool so named (on a receiver of unknown type)
+        self.member_named = resolver.source.tool_member
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
 

@@ -1132,7 +1132,6 @@ async def tool_node(state, session):
     return {"messages": outputs}
 
 # case: invalid a toolkit's tool member, on a toolkit handed in from another module, is that tool
-# preview
 # file: app/toolkit.py
 from crewai.tools import BaseTool
 from langchain_core.tools import tool
@@ -1182,7 +1181,6 @@ def guarded(toolkit, q):
     return news.invoke(q)  # error: DG101:12 direct tool call `news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
 
 # case: valid a member name another class also defines, or a built-in type's, names no tool on an unknown receiver
-# preview
 # file: app/toolkit.py
 from langchain_core.tools import tool
 
