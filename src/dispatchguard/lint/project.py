@@ -534,10 +534,11 @@ class Project:
 
     def tool_member(self, name: str) -> str | None:
         """The qualified name of the one tool member of a project class named ``name`` (a toolkit's
-        ``@tool`` method or tool attribute, as the word rounds found them), when no other definition
-        the loaded modules know has that name (a method or class attribute of another class, of the
-        project or of its libraries, a top-level function); else None. Every file that defines the
-        name names it, so it is a candidate, loaded once the words are complete."""
+        ``@tool`` method or tool attribute), when no other definition of the project's modules has
+        that name (a method or class attribute of another class, a top-level function; the
+        libraries' definitions are not counted) and no built-in type's member does; else None.
+        Every file that defines the name names it: the word rounds load it once the words are
+        complete; without them, :meth:`_know_member` loads it."""
         if name in _BUILTIN_MEMBERS or name.startswith("_"):
             return None
         if self.candidates is None:  # no word rounds: the files that may hold the answer are loaded now

@@ -667,11 +667,24 @@ class Context:
         return self.kind(qual) if tag == "ref" else None
 
     def callee_kind(self, node: ast.Call) -> str | None:
-        """``kind_of(node.func)``, computed once per call however many rules ask."""
+        """``kind_of(node.func)``, computed once per call however many rules ask; but a toolkit's
+        member reached only by its name (:meth:`tool_member`) is no tool when it is called as a
+        method: any library's client may have a method so named (``es.search(index=...)``), and
+        only the project's own definitions are counted."""
         if self.callee_node is not node:
             self.callee_node = node
-            self.callee_result = self.kind_of(node.func)
+            func = node.func
+            found = self.kind_of(func)
+            self.callee_result = None if found == TOOL and self._member_by_name_only(func) else found
         return self.callee_result
+
+    def _member_by_name_only(self, node: ast.expr) -> bool:
+        """Whether ``kind_of(node)`` knows ``node`` only as a toolkit's member name on a receiver
+        of unknown type (:meth:`tool_member`)."""
+        if not isinstance(node, ast.Attribute) or self.qualified_name(node) is not None:
+            return False
+        value = node.value
+        return not (isinstance(value, ast.Name) and value.id in ("self", "cls") and self.class_scope() is not None)
 
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
         """The kind of a value annotated so: a tool for an instance of a tool class, a registry for a

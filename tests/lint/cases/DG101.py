@@ -1208,6 +1208,26 @@ def analyse(source, options, q):
     source.get_google_news.invoke(q)
     return options.get("depth", 1)
 
+# case: valid a toolkit member's name called as a method on a receiver of unknown type is a library client's method
+# file: app/toolkit.py
+from langchain_core.tools import tool
+
+
+class Toolkit:
+    @staticmethod
+    @tool
+    def search(query: str) -> str:
+        """Search."""
+        return query
+
+# file: app/index.py
+def find(es, q):
+    return es.search(index="docs", q=q)
+
+
+def find_all(clients, q):
+    return [client.search(q) for client in clients]
+
 # case: invalid a graph's node functions run tool objects a module built or the builder filled in, beside its ToolNode
 # file: app/tools.py
 from langchain_community.tools.tavily_search import TavilySearchResults
