@@ -410,22 +410,27 @@ class Project:
                 self._judge_member(info, asked)
         if len(self._tool_member_quals.get(name, ())) == 1 and name not in self._definers_read:
             self._definers_read.add(name)
-            word = name.encode()
-            for key in list(self.files):
-                if key in self.infos:
-                    continue
-                known = self.known.get(key)
-                if known is not None:
-                    summary = known[0]
-                    if summary is not None and (name in summary.get("attrs", ()) or name in summary["defs"]):
-                        self.load(key)
-                    continue
-                try:
-                    data = virtual_bytes(self.files[key].path)
-                except OSError:
-                    continue
-                if word in data and word in names_in(data):
-                    self.load(key, data)
+            self._load_definers(name)
+
+    def _load_definers(self, name: str) -> None:
+        """Load every file of the project not loaded yet that may define ``name``: its known
+        summary does, or its bytes name it."""
+        word = name.encode()
+        for key in list(self.files):
+            if key in self.infos:
+                continue
+            known = self.known.get(key)
+            if known is not None:
+                summary = known[0]
+                if summary is not None and (name in summary.get("attrs", ()) or name in summary["defs"]):
+                    self.load(key)
+                continue
+            try:
+                data = virtual_bytes(self.files[key].path)
+            except OSError:
+                continue
+            if word in data and word in names_in(data):
+                self.load(key, data)
 
     def _read_again(self) -> None:
         """Files that appeared or changed since the member questions began and are not loaded
