@@ -11,6 +11,11 @@ mark, about 30 MB, across ``exec``: that is the lowest figure it can show):
 - ``whole tree``: ``dispatchguard check --no-cache .``;
 - ``ruff``: ``ruff check --no-cache app/agent.py``, when ruff is installed.
 
+With ``--tree PATH FILE [FILE ...]`` the same is measured on a tree of your own (one ``one file``
+row per file, relative to the tree's root, and no ruff): a large real project such as
+``benchmarks/.data/langchain-community-0.4.2`` (``lint_speed.py`` fetches it), where a focused run
+reads every file's bytes for the toolkit members it is asked about (docs/rules/DG101.md).
+
 To measure another commit, put a copy of its ``src`` first: ``PYTHONPATH=/tmp/snapshot/src``.
 """
 
@@ -50,9 +55,9 @@ def write_tree() -> None:
         subprocess.run(["git", "init", "-q", str(TREE)], check=True)
 
 
-def measure(command: list[str]) -> tuple[float, float]:
+def measure(command: list[str], tree: Path = TREE) -> tuple[float, float]:
     """(CPU seconds, peak RSS in MB) of one run of ``command`` in the tree."""
-    process = subprocess.Popen(command, cwd=TREE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(process.pid, 0)
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
@@ -60,23 +65,35 @@ def measure(command: list[str]) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=int(os.environ.get("BENCH_REPEATS", "5")))
+    parser.add_argument("--tree", nargs="+", metavar=("PATH", "FILE"), help="a tree of your own and files in it")
     args = parser.parse_args(argv)
-    write_tree()
     python = sys.executable
-    commands = {
-        "floor": [python, "-c", "import ast; ast.parse(open('app/agent.py', 'rb').read())"],
-        "one file": [python, "-m", "dispatchguard", "check", "--no-cache", "app/agent.py"],
-        "whole tree": [python, "-m", "dispatchguard", "check", "--no-cache", "."],
-    }
-    beside = Path(python).with_name("ruff")
-    ruff = str(beside) if beside.exists() else shutil.which("ruff")
-    if ruff:
-        commands["ruff"] = [ruff, "check", "--no-cache", "--isolated", "app/agent.py"]
+    check = [python, "-m", "dispatchguard", "check", "--no-cache"]
+    if args.tree:
+        tree, files = Path(args.tree[0]).resolve(), args.tree[1:] or ["."]
+        parse = "import ast, sys; [ast.parse(open(f, 'rb').read()) for f in sys.argv[1:]]"
+        commands = {"floor": [python, "-c", parse, *files]}
+        commands.update({f"one file: {f}": [*check, f] for f in files})
+        commands["whole tree"] = [*check, "."]
+        title = f"{tree}, median of {args.repeats}"
+    else:
+        write_tree()
+        tree = TREE
+        commands = {
+            "floor": [python, "-c", "import ast; ast.parse(open('app/agent.py', 'rb').read())"],
+            "one file": [*check, "app/agent.py"],
+            "whole tree": [*check, "."],
+        }
+        beside = Path(python).with_name("ruff")
+        ruff = str(beside) if beside.exists() else shutil.which("ruff")
+        if ruff:
+            commands["ruff"] = [ruff, "check", "--no-cache", "--isolated", "app/agent.py"]
+        title = f"{TREE} (5 MB generated module), median of {args.repeats}"
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(args.repeats):  # round-robin: the shared machine's noise hits all alike
         for name, command in commands.items():
-            runs[name].append(measure(command))
-    print(f"focused_check: {TREE} (5 MB generated module), median of {args.repeats}")
+            runs[name].append(measure(command, tree))
+    print(f"focused_check: {title}")
     for name, samples in runs.items():
         cpu = statistics.median(s[0] for s in samples)
         rss = statistics.median(s[1] for s in samples)

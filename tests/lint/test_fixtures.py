@@ -79,11 +79,7 @@ def test_paths_are_relative_to_cwd_when_below_it(tmp_path: Path, monkeypatch: py
     assert os.sep not in about(report.findings)[0].path or os.sep == "/"
 
 
-#: a toolkit's members are known to a focused run from the cache's summaries only (the test below)
-FOCUSED_FROM_CACHE = {"toolkits"}
-
-
-@pytest.mark.parametrize("name", [p for p in PROJECTS if p not in FOCUSED_FROM_CACHE])
+@pytest.mark.parametrize("name", PROJECTS)
 def test_a_file_checked_alone_has_the_findings_of_the_whole_run(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A few files are checked *focused* (modules loaded as their names lead to them, issue 20):
     a file's findings never depend on which other paths are given."""

@@ -144,7 +144,8 @@ RETURNS = {
 def projects(draw: st.DrawFn) -> dict[str, str]:
     """relpath -> source: a tool module (a class, maybe on a base of the project's own in another
     package, or a ``@tool`` function), maybe a package ``__init__`` re-exporting it, a registry, a
-    caller that runs the tool directly or through the registry, and an unrelated module."""
+    caller that runs the tool directly or through the registry, an unrelated module, and maybe a
+    toolkit whose member a module that does not import it runs (its name maybe defined again)."""
     framework = draw(st.sampled_from(sorted(BASES)))
     import_base, base, method, args = BASES[framework]
     returned = RETURNS[draw(st.sampled_from(sorted(RETURNS)))]
@@ -182,6 +183,15 @@ def projects(draw: st.DrawFn) -> dict[str, str]:
         f"from app.registry import TOOLS\nfrom {source} import {name}\n\n\ndef answer(q):\n    return {call}\n"
     )
     files["app/util.py"] = "def helper(x):\n    return x.run()\n"
+    toolkit = draw(st.sampled_from(["none", "alone", "defined twice"]))
+    if toolkit != "none":  # a toolkit handed to a module that does not import it
+        files[f"{tools_dir}/kit.py"] = (
+            "from langchain_core.tools import tool\n\n\nclass Kit:\n    @staticmethod\n    @tool\n"
+            '    def lookup_news(q: str) -> str:\n        """News."""\n        return q\n'
+        )
+        files["app/analyst.py"] = "def analyse(kit, q):\n    return kit.lookup_news.invoke(q)\n"
+    if toolkit == "defined twice":
+        files["core/feeds.py"] = "class Feeds:\n    def lookup_news(self, q):\n        return [q]\n"
     return files
 
 

@@ -13,6 +13,14 @@ the bytes of the files for tool words and loads only the *candidates* that name 
 until no new word appears. What the resolver is then told about the project is exactly what a full
 index would tell it, at the cost of parsing the candidates only.
 
+**Toolkit members.** A public class member that is a tool (an ``@tool`` method of a toolkit, a class
+attribute bound to a tool) names that tool on a receiver of unknown type when nothing else the
+project defines has its name (:meth:`Project.tool_member`). The word rounds load every module with
+such a member (it names a tool word) and every file that names it (the name becomes a word). A run
+without word rounds (focused, the editor path) answers the same by loading, for each member name it
+is asked about, the files whose bytes may bind it in a class body (:func:`member_names_in`, one scan
+of every file per run) and, once one toolkit tool has the name, every file that names it.
+
 **Import roots.** A module is known by its package name (the ``__init__.py`` chain), its
 root-relative dotted path (also without a leading ``src``/``lib``: src layouts, namespace
 packages), and its path relative to every *script folder* above it: a folder holding a script
@@ -24,6 +32,7 @@ always wins over an alias. Aliases only add names: the word closure is unchanged
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -153,7 +162,12 @@ class Project:
         self._defined: dict[str, int] = {}  # name -> how many loaded modules define it (class bodies, top level)
         self._tool_member_quals: dict[str, set[str]] = {}  # member name -> the project's tool members so named
         self._members_stamp: str | None = None  # tool_members_stamp, until a module is loaded
-        self._members_from_known = False  # whether the known summaries' toolkit members were read
+        # without word rounds (focused runs, the editor path): the toolkit members asked about
+        self._member_files: dict[str, set[str]] | None = None  # member name -> files that may bind it
+        self._members_read: set[str] = set()  # names whose every possible binding was judged
+        self._definers_read: set[str] = set()  # names whose every definition is loaded
+        self._members_pending: list[ModuleInfo] = []  # modules loaded since, binding one of those names
+        self._reread: set[str] = set()  # files that appeared or changed since (unload, register)
         self.known: dict[str, Loaded] = {}  # key -> summary or error, from the cache or a parse
         self.candidates: set[str] | None = None  # None: every module may be loaded by `kind`
         self.keep_trees = frozenset(keep_trees)
@@ -244,6 +258,7 @@ class Project:
         excluded path): its module takes the names no other file owns."""
         self.files[file.key] = file
         self._name_files([file.key])
+        self._reread.add(file.key)
         self.resolver.forget()
 
     def _own_primary_names(self, keys: list[str]) -> None:
@@ -325,25 +340,131 @@ class Project:
         self.infos[key] = info
         self._count_definitions(info, 1)
         self._members_stamp = None
+        if self._member_files is not None and key in self.files:
+            names = member_names_of(info.members)
+            self._index_members(key, names)
+            if not self._members_read.isdisjoint(names):
+                self._members_pending.append(info)
         self.resolver.forget()
         return info
 
-    def _known_members(self) -> None:
-        """Without word rounds (a focused run, the editor path), the toolkit members of the files
-        whose summaries are known (from the cache) without parsing: their modules are loaded from
-        those summaries, and so is every known module that defines one of the members' names."""
-        self._members_from_known = True
-        summaries = [(key, summary) for key, (summary, _) in list(self.known.items()) if summary and key in self.files]
-        for key, summary in summaries:
-            if summary.get("members"):
+    def unload(self, key: str) -> None:
+        """Forget what was loaded or known of a file (it changed on disk, an editor's buffer
+        replaces it): the next question that reaches it reads it again."""
+        old = self.infos.pop(key, None)
+        if old is not None:
+            self._count_definitions(old, -1)
+            prefix = f"{old.name}." if old.name else ""
+            for cls, members in old.members.items():
+                for name in members:
+                    self._tool_member_quals.get(name, set()).discard(f"{prefix}{cls}.{name}")
+            self._members_stamp = None
+        self.known.pop(key, None)
+        self._reread.add(key)
+        self.resolver.forget()
+
+    def _member_index(self) -> dict[str, set[str]]:
+        """Member name -> the files of the project that may bind it in a class body, from what is
+        loaded or known of a file, else from its bytes (:func:`member_names_in`); made once, kept
+        up to date by :meth:`add`."""
+        index = self._member_files
+        if index is None:
+            index = self._member_files = {}
+            for key in list(self.files):
+                info = self.infos.get(key)
+                summary = (self.known.get(key) or (None, None))[0]
+                if info is not None or summary is not None:
+                    members = info.members if info is not None else summary.get("members", {})  # type: ignore[union-attr]
+                    self._index_members(key, member_names_of(members))
+                elif key not in self.known:  # else it does not parse: it binds nothing
+                    try:
+                        data = virtual_bytes(self.files[key].path)
+                    except OSError:
+                        continue
+                    self._index_members(key, member_names_in(data))
+        return index
+
+    def _index_members(self, key: str, names: Iterable[str]) -> None:
+        index = self._member_files
+        assert index is not None
+        for name in names:
+            index.setdefault(name, set()).add(key)
+
+    def _know_member(self, name: str) -> None:
+        """Without word rounds, make :meth:`tool_member`'s answer for ``name`` what a run with them
+        gives: every file of the project that may bind ``name`` in a class body is loaded and its
+        binding judged (the word rounds load every module with a tool member: it names a tool
+        word); once one toolkit tool has the name, every file that names it is loaded, so that its
+        definitions are counted (the rounds load those too: the name is a tool word)."""
+        if self._reread:
+            self._read_again()
+        if name not in self._members_read:
+            self._members_read.add(name)
+            for key in sorted(self._member_index().get(name, ())):
                 info = self.load(key)
                 if info is not None:
-                    for _ in self._tool_members(info):
-                        pass
-        names = set(self._tool_member_quals)
-        for key, summary in summaries:
-            if names.intersection(summary.get("attrs", ())) or names.intersection(summary["defs"]):
-                self.load(key)
+                    self._judge_member(info, name)
+        while self._members_pending:  # loaded since: judged for every name asked about
+            info = self._members_pending.pop()
+            for asked in self._members_read.intersection(member_names_of(info.members)):
+                self._judge_member(info, asked)
+        if len(self._tool_member_quals.get(name, ())) == 1 and name not in self._definers_read:
+            self._definers_read.add(name)
+            self._load_definers(name)
+
+    def _load_definers(self, name: str) -> None:
+        """Load every file of the project not loaded yet that may define ``name``: its known
+        summary does, or its bytes name it."""
+        word = name.encode()
+        for key in list(self.files):
+            if key in self.infos:
+                continue
+            known = self.known.get(key)
+            if known is not None:
+                summary = known[0]
+                if summary is not None and (name in summary.get("attrs", ()) or name in summary["defs"]):
+                    self.load(key)
+                continue
+            try:
+                data = virtual_bytes(self.files[key].path)
+            except OSError:
+                continue
+            if word in data and word in names_in(data):
+                self.load(key, data)
+
+    def _read_again(self) -> None:
+        """Files that appeared or changed since the member questions began and are not loaded
+        again: indexed anew, and loaded when they may bind or define a name asked about."""
+        reread, self._reread = self._reread, set()
+        if self._member_files is None:
+            return  # the index, once made, reads them as they are
+        for key in sorted(reread):
+            if key in self.infos or key not in self.files:
+                continue  # loaded again since: add() indexed it
+            try:
+                data = virtual_bytes(self.files[key].path)
+            except OSError:
+                continue
+            names = member_names_in(data)
+            self._index_members(key, names)
+            defined = self._definers_read and not {n.encode() for n in self._definers_read}.isdisjoint(names_in(data))
+            if defined or not self._members_read.isdisjoint(names):
+                info = self.load(key, data)
+                if info is not None:
+                    for asked in self._members_read.intersection(member_names_of(info.members)):
+                        self._judge_member(info, asked)
+
+    def _judge_member(self, info: ModuleInfo, name: str) -> None:
+        """Note the tool members named ``name`` of ``info``'s classes (as :meth:`_tool_members`)."""
+        kind = self.resolver.kind
+        prefix = f"{info.name}." if info.name else ""
+        for cls, members in info.members.items():
+            qual = f"{prefix}{cls}.{name}"
+            if name in members and kind(qual) == TOOL:
+                quals = self._tool_member_quals.setdefault(name, set())
+                if qual not in quals:
+                    quals.add(qual)
+                    self._members_stamp = None
 
     def tool_members_stamp(self) -> str:
         """A stamp of the answers :meth:`tool_member` gives now: empty when the project has no
@@ -418,14 +539,17 @@ class Project:
 
     def tool_member(self, name: str) -> str | None:
         """The qualified name of the one tool member of a project class named ``name`` (a toolkit's
-        ``@tool`` method or tool attribute, as the word rounds found them), when no other definition
-        the loaded modules know has that name (a method or class attribute of another class, of the
-        project or of its libraries, a top-level function); else None. Every file that defines the
-        name names it, so it is a candidate, loaded once the words are complete."""
-        if self.candidates is None and not self._members_from_known:
-            self._known_members()
+        ``@tool`` method or tool attribute), when no other definition of the project's modules has
+        that name (a method or class attribute of another class, a top-level function; the
+        libraries' definitions are not counted) and no built-in type's member does; else None.
+        Every file that defines the name names it: the word rounds load it once the words are
+        complete; without them, :meth:`_know_member` loads it."""
+        if name in _BUILTIN_MEMBERS or name.startswith("_"):
+            return None
+        if self.candidates is None:  # no word rounds: the files that may hold the answer are loaded now
+            self._know_member(name)
         quals = self._tool_member_quals.get(name)
-        if quals is None or name in _BUILTIN_MEMBERS or len(quals) != 1 or self._defined.get(name, 0) != 1:
+        if quals is None or len(quals) != 1 or self._defined.get(name, 0) != 1:
             return None
         return next(iter(quals))
 
@@ -575,6 +699,152 @@ def _may_be_tool_related(descs: list[Any]) -> bool:
     return any(d[1] or len(d) > 2 for d in descs if d[0] in ("def", "class")) or any(
         d[0] not in ("def", "class") for d in descs
     )
+
+
+#: What a class body binds, in a file's bytes (:func:`member_names_in`).
+_PUBLIC_NAME = rb"[A-Za-z][A-Za-z0-9_]*"
+_PLAIN_DECORATOR = rb"(?:staticmethod|classmethod|property|abstractmethod|abc\.abstractmethod)[ \t\r]*\n"
+_CLASS = re.compile(rb"class[ \t\\]")
+_HEADER_TOKEN = re.compile(rb"[()\[\]{}:#\n\\]")
+_BLANK_LINES = re.compile(rb"(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
+_INDENT = re.compile(rb"[ \t]*")
+_ASSIGNED = re.compile(rb"(?:^|;)[ \t]*(" + _PUBLIC_NAME + rb")[ \t]*=(?!=)")
+_AFTER_SEMICOLON = re.compile(rb";[ \t]*(" + _PUBLIC_NAME + rb")[ \t]*=(?!=)")
+_ANY_DEF = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+(" + _PUBLIC_NAME + rb")", re.MULTILINE)
+_ANY_ASSIGN = re.compile(rb"(?:^[ \t]+|[;:][ \t]*)(" + _PUBLIC_NAME + rb")[ \t]*=(?!=)", re.MULTILINE)
+#: a line of a class body, after its indentation: an assignment, a decorator, a def
+_BODY_LINE = rb"(?:(%s)[ \t]*=(?!=)|(@)(?!%s)|(?:async[ \t]+)?def[ \t]+(%s))" % (
+    _PUBLIC_NAME,
+    _PLAIN_DECORATOR,
+    _PUBLIC_NAME,
+)
+_HEADER_BYTES = 4000  # a class header longer than this: the file's every indented name
+_BODY_LINES: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def member_names_in(data: bytes) -> set[str]:
+    """The public names (no ``_x``: a toolkit's member so named is never taken for a tool) that a
+    class body of these bytes may bind as a member: a superset of what :func:`.index.class_members`
+    reads, found without parsing.
+
+    A class body runs from its header's colon (outside brackets) to the next ``def`` or ``class``
+    at the class's own indentation (one inside a string, when an odd number of triple quotes comes
+    before it, does not end it); its statements are its lines at the indentation of its first
+    statement. There a member attribute is a name assigned at the line's start, a member method a
+    ``def`` after a decorator other than the plain ones (``@staticmethod``, ``@classmethod``,
+    ``@property``, ``@abstractmethod``). A one-line body's names are those assigned after the
+    colon, and a name assigned after a semicolon anywhere counts. A header that cannot be read so
+    (unbalanced brackets, longer than 4 000 bytes) gives every name assigned or defined on an
+    indented line of the file."""
+    if b"class" not in data:
+        return set()
+    bodies = _class_bodies(data)
+    if bodies is None:
+        names = set(_ANY_ASSIGN.findall(data)) | set(_ANY_DEF.findall(data))
+    else:
+        spans, names = bodies
+        for indent, start, stop in spans:
+            pattern = _BODY_LINES.get(indent)
+            if pattern is None:
+                pattern = _BODY_LINES[indent] = re.compile(rb"\n" + re.escape(indent) + _BODY_LINE)
+            decorated = False
+            for assigned, decorator, defined in pattern.findall(data, start, stop):
+                if assigned:
+                    names.add(assigned)
+                elif decorator:
+                    decorated = True
+                elif decorated:  # the def a decorator other than the plain ones applies to
+                    names.add(defined)
+                    decorated = False
+        if b";" in data:
+            names.update(_AFTER_SEMICOLON.findall(data))
+    return {name.decode() for name in names}
+
+
+def _class_bodies(data: bytes) -> tuple[list[tuple[bytes, int, int]], set[bytes]] | None:
+    """(each class body's indentation, start and end in ``data``; the names assigned in one-line
+    class bodies), or None when a class header cannot be read (see :func:`member_names_in`)."""
+    spans: list[tuple[bytes, int, int]] = []
+    names: set[bytes] = set()
+    ends: dict[bytes, list[int]] = {}  # an indentation -> where its def and class statements start
+    end = len(data)
+    for match in _CLASS.finditer(data):
+        line = data.rfind(b"\n", 0, match.start()) + 1
+        own = data[line : match.start()]
+        if own.strip(b" \t"):
+            continue  # not a statement's first word
+        colon = _header_colon(data, match.end())
+        if colon is None:
+            return None
+        if colon < 0:
+            continue  # a line that only starts with the word
+        newline = data.find(b"\n", colon)
+        rest = data[colon : end if newline < 0 else newline]
+        if rest.strip() and not rest.lstrip().startswith(b"#"):
+            names.update(_ASSIGNED.findall(rest))  # ``class K: search = SearchTool()``
+            continue
+        if newline < 0:
+            continue
+        first = _BLANK_LINES.match(data, newline + 1).end()  # type: ignore[union-attr]
+        indent = _INDENT.match(data, first).group()  # type: ignore[union-attr]
+        if len(indent) > len(own):
+            starts = ends.get(own)
+            if starts is None:
+                starts = ends[own] = _statement_starts(data, own)
+            spans.append((indent, newline, _body_end(data, starts, newline)))
+    return spans, names
+
+
+def _header_colon(data: bytes, pos: int) -> int | None:
+    """The offset just after a class header's colon (outside brackets) that starts at ``pos``; -1
+    when its line ends first (not a class statement); None when it cannot be read."""
+    depth, start = 0, pos
+    while True:
+        found = _HEADER_TOKEN.search(data, pos)
+        if found is None or found.start() - start > _HEADER_BYTES:
+            return None
+        token, pos = data[found.start()], found.end()
+        if token in b"([{":
+            depth += 1
+        elif token in b")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif token == 35:  # a comment: to the end of its line
+            newline = data.find(b"\n", pos)
+            pos = len(data) if newline < 0 else newline
+        elif token == 92:  # a backslash: the next byte is escaped
+            pos += 1
+        elif depth == 0:
+            return pos if token == 58 else -1  # ``:`` or a newline
+
+
+def _statement_starts(data: bytes, own: bytes) -> list[int]:
+    """The offsets of the ``def``, ``async def`` and ``class`` lines at indentation ``own``, in order."""
+    starts = []
+    for word in (b"def", b"class", b"async"):
+        keyword = b"\n" + own + word
+        at = data.find(keyword)
+        while at >= 0:
+            after = at + len(keyword)
+            if after < len(data) and data[after] in b" \t\\(":
+                starts.append(at)
+            at = data.find(keyword, after)
+    return sorted(starts)
+
+
+def _body_end(data: bytes, starts: list[int], start: int) -> int:
+    """Where a class body that starts at ``start`` ends: the next of ``starts`` (the ``def`` and
+    ``class`` statements at the class's own indentation) that no string holds, or the end."""
+    for stop in starts[bisect.bisect_right(starts, start) :]:
+        if data.count(b'"""', start, stop) % 2 == 0 and data.count(b"\'\'\'", start, stop) % 2 == 0:
+            return stop
+    return len(data)
+
+
+def member_names_of(members: dict[str, dict[str, Any]]) -> set[str]:
+    """The public names a summary's classes bind as members that may be tools (its ``members``)."""
+    return {name for bound in members.values() for name in bound if not name.startswith("_")}
 
 
 def may_have_findings(data: bytes, words: WordSet) -> bool:

@@ -121,9 +121,7 @@ def file_changed(path: Path) -> None:
     for project in _PROJECTS.values():
         if key not in project.files and path.suffix in (".py", ".pyi") and project.root in path.parents:
             project.register(SourceFile(path, relative_path(path, project.root), key))
-        project.known.pop(key, None)
-        project.infos.pop(key, None)
-        project.resolver.forget()
+        project.unload(key)
 
 
 def buffer_findings(
@@ -134,9 +132,8 @@ def buffer_findings(
     file = _buffer_file(project, path)
     summary = summarise(tree)
     if project.known.get(file.key, (None,))[0] != summary:  # not what the project knew of it
+        project.unload(file.key)
         project.known[file.key] = (summary, None)
-        project.infos.pop(file.key, None)
-        project.resolver.forget()
     return check_tree(project, file, data, tree, apply_noqa=apply_noqa).findings
 
 

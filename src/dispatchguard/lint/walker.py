@@ -72,11 +72,6 @@ _MAX_TABLES = 8
 RawFinding = tuple[int, int, int, int, str, str]  # line, col (0-based, bytes), end_line, end_col, code, message
 
 
-def _no_tool_member(name: str) -> None:
-    """No toolkit member names a tool (outside preview)."""
-    return None
-
-
 class Context:
     """The per-file state of the walk, and the rules' query API (see the module docstring)."""
 
@@ -130,9 +125,8 @@ class Context:
         #: ``(line, function)`` of each tool run this walk took for the project's dispatch point
         self.dispatch_points: set[tuple[int, str]] = set()
         self.created: list[FunctionInfo] = []
-        # a member name -> the one toolkit tool so named; in preview only: a check of a few files, none
-        # of whose imports leads to the toolkit's module, cannot see it (docs/rules/DG101.md)
-        self.member_named = resolver.source.tool_member if resolver.config.preview else _no_tool_member
+        # a member name -> the one toolkit tool so named (on a receiver of unknown type)
+        self.member_named = resolver.source.tool_member
         self.callee_node: ast.Call | None = None
         self.callee_result: str | None = None
 
@@ -675,11 +669,24 @@ class Context:
         return self.kind(qual) if tag == "ref" else None
 
     def callee_kind(self, node: ast.Call) -> str | None:
-        """``kind_of(node.func)``, computed once per call however many rules ask."""
+        """``kind_of(node.func)``, computed once per call however many rules ask; but a toolkit's
+        member reached only by its name (:meth:`tool_member`) is no tool when it is called as a
+        method: any library's client may have a method so named (``es.search(index=...)``), and
+        only the project's own definitions are counted."""
         if self.callee_node is not node:
             self.callee_node = node
-            self.callee_result = self.kind_of(node.func)
+            func = node.func
+            found = self.kind_of(func)
+            self.callee_result = None if found == TOOL and self._member_by_name_only(func) else found
         return self.callee_result
+
+    def _member_by_name_only(self, node: ast.expr) -> bool:
+        """Whether ``kind_of(node)`` knows ``node`` only as a toolkit's member name on a receiver
+        of unknown type (:meth:`tool_member`)."""
+        if not isinstance(node, ast.Attribute) or self.qualified_name(node) is not None:
+            return False
+        value = node.value
+        return not (isinstance(value, ast.Name) and value.id in ("self", "cls") and self.class_scope() is not None)
 
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
         """The kind of a value annotated so: a tool for an instance of a tool class, a registry for a

@@ -1132,7 +1132,6 @@ async def tool_node(state, session):
     return {"messages": outputs}
 
 # case: invalid a toolkit's tool member, on a toolkit handed in from another module, is that tool
-# preview
 # file: app/toolkit.py
 from crewai.tools import BaseTool
 from langchain_core.tools import tool
@@ -1182,7 +1181,6 @@ def guarded(toolkit, q):
     return news.invoke(q)  # error: DG101:12 direct tool call `news.invoke(...)` bypasses the dispatcher: go through `dispatch_tool(ToolAction(...))`
 
 # case: valid a member name another class also defines, or a built-in type's, names no tool on an unknown receiver
-# preview
 # file: app/toolkit.py
 from langchain_core.tools import tool
 
@@ -1209,6 +1207,26 @@ class NewsFeed:
 def analyse(source, options, q):
     source.get_google_news.invoke(q)
     return options.get("depth", 1)
+
+# case: valid a toolkit member's name called as a method on a receiver of unknown type is a library client's method
+# file: app/toolkit.py
+from langchain_core.tools import tool
+
+
+class Toolkit:
+    @staticmethod
+    @tool
+    def search(query: str) -> str:
+        """Search."""
+        return query
+
+# file: app/index.py
+def find(es, q):
+    return es.search(index="docs", q=q)
+
+
+def find_all(clients, q):
+    return [client.search(q) for client in clients]
 
 # case: invalid a graph's node functions run tool objects a module built or the builder filled in, beside its ToolNode
 # file: app/tools.py
