@@ -112,6 +112,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         area = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else None
         if area in INTEGRATION_AREAS or INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+    # The integration layer first (a stable sort): its tests take seconds each, the fast layer's
+    # milliseconds, so the xdist workers end on short tests and neither waits long for the other.
+    items.sort(key=lambda item: item.get_closest_marker("integration") is None)
 
 
 class _FastLayerGuard:
