@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from dispatchguard.lint.index import summarise
-from dispatchguard.lint.project import member_names_in, member_names_of
+from dispatchguard.lint.member_scan import member_names_in, member_names_of
 
 DATA = Path(__file__).resolve().parent / ".data"
 TREES = ("stdlib-3.11.7", "langchain-community-0.4.2", "crewai-tools-1.15.30")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dispatchguard.lint.index import summarise
-from dispatchguard.lint.project import member_names_in, member_names_of
+from dispatchguard.lint.member_scan import member_names_in, member_names_of
 from dispatchguard.lint.source import check_buffer, forget_editor_state
 
 REPO = Path(__file__).resolve().parents[2]
