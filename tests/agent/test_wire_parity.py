@@ -13,8 +13,12 @@ from dispatchguard.agent.testing import ScriptedReply, ScriptedToolCall
 
 from .wire_types import WireMismatch, check
 
-openai = pytest.importorskip("openai")
-anthropic = pytest.importorskip("anthropic")
+
+@pytest.fixture(autouse=True, scope="module")
+def sdks():
+    """The official SDKs, imported when a test here runs, not when an xdist worker collects it."""
+    return pytest.importorskip("openai"), pytest.importorskip("anthropic")
+
 
 # One conversation that touches every message kind: several calls in a turn, an invalid call
 # (correction through its tool result), a failing tool, list content, the final answer.
@@ -62,7 +66,8 @@ def test_the_checker_catches_what_the_sdk_types_refuse():
         check({"model": "m", "messages": [{"role": "tool", "content": "x"}]}, CompletionCreateParamsNonStreaming)
 
 
-def test_scripted_answers_validate_as_sdk_responses(llm_server, registry):
+def test_scripted_answers_validate_as_sdk_responses(llm_server, registry, sdks):
+    openai, anthropic = sdks
     llm_server.set_script([SCRIPT[0], SCRIPT[1], SCRIPT[0], "plain"])
     client = openai.OpenAI(base_url=llm_server.base_url, api_key="k", max_retries=0)
     completions = []

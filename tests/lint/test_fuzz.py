@@ -7,16 +7,21 @@ import ast
 import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dispatchguard.lint import LintConfig
 from dispatchguard.lint.source import check_source
 
 STRICT = LintConfig(strict=True)
 
+# Deferred: building the grammar's parser takes seconds, paid by every xdist worker that collects
+# this module, while only the one running these tests needs it.
+programs_from_grammar = st.deferred(hypothesmith.from_grammar)
+
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(programs_from_grammar)
 def test_valid_code_never_crashes(source: str) -> None:
     try:
         ast.parse(source)
@@ -57,7 +62,7 @@ def _enclosing_by_parents(tree: ast.Module, node: ast.AST) -> list[ast.AST]:
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar() | hypothesmith.from_node())
+@given(programs_from_grammar | hypothesmith.from_node())
 def test_enclosing_finds_the_definitions_around_every_statement(source: str) -> None:
     """The halving search of a body (fixes ask it once per finding of long modules) agrees with
     the definition on every statement of a generated module."""

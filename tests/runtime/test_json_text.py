@@ -160,10 +160,11 @@ def test_json_document_strings_are_returned_unchanged(value):
     assert ensure_json_str(text) == text
 
 
-@given(json_values)
+# A str is text already: kept when it is a JSON document ("0", "[1]"), else a string literal (the
+# tests around this one); every other JSON value is serialised and reads back equal.
+@given(json_values.filter(lambda value: not isinstance(value, str)))
 def test_plain_values_serialise_like_json(value):
-    s = ensure_json_str(value)
-    assert strict_loads(s) == value if not isinstance(value, str) or True else None
+    assert strict_loads(ensure_json_str(value)) == value
 
 
 @given(st.text())
