@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.installed
 PYTEST_ARGS ?= --durations=15
 # pytest-xdist workers for `make test`: one more than the cores (PYTEST_WORKERS=0: one process). The
 # integration tests wait on the programs they start: with one worker per core the 2 cores here were
-# busy 84 % of the run (8 min 20 s); with three workers the run took 7 min 53 s, CPU alike.
+# busy 84 % of a run (8 min 20 s, before the tests wrote bytecode); three workers: 7 min 53 s.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 .PHONY: demo test test-fast venv editors sandbox otel-receiver lint bench clean
@@ -48,7 +48,7 @@ test: export COVERAGE_FILE := $(CURDIR)/.coverage
 # PYTHONDONTWRITEBYTECODE): otherwise each of the hundreds of Python processes the tests start
 # compiles all it imports (crewai: 6.2 s of CPU instead of 4.1 s) and each xdist worker rewrites the
 # asserts of every test module. uv installs no bytecode (pip does): the first import writes it, for
-# the modules the tests import only. Measured, a fresh clone's `.ci/run`: 8 min 19 s -> 6 min 17 s.
+# the modules the tests import only. A fresh clone's `.ci/run`: 8 min 19 s -> 6 min 04 s, 6 min 17 s.
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP) editors sandbox otel-receiver
 	@echo "== ruff (the configuration in pyproject.toml)"

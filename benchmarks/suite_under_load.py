@@ -54,7 +54,9 @@ def run_pytest(args: list[str], junit: Path, workers: str) -> tuple[dict[str, st
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", *args]
     if workers != "0":
         command[3:3] = ["-n", workers, "--dist", "worksteal"]
-    proc = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # bytecode written and read again, as `make test` does whatever the machine sets
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    proc = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
