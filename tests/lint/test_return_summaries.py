@@ -270,7 +270,7 @@ def test_a_router_of_another_module_through_a_table_of_imported_functions() -> N
     assert (record.table, record.functions) == ("VENDOR_METHODS", ["get_news_alpha", "yf.get_news_yf"])
     extra = {**VENDOR_MODULES, "app/vendors/router.py": ROUTER}
     found = [(f.line, f.message) for f in check_source(ROUTED_TOOL, path="app/tools.py", extra=extra)]
-    routed = "tool function `news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`)"
+    routed = "tool function `news` returns text (from the functions of `VENDOR_METHODS`, through `route_to_vendor`)"
     assert [(line, message.startswith(routed)) for line, message in found] == [(8, True)]
     extra["app/vendors/yf.py"] = "import json\n\n\ndef get_news_yf(q):\n    return json.dumps([q])\n"
     assert check_source(ROUTED_TOOL, path="app/tools.py", extra=extra) == []  # JSON and text: unknown
@@ -297,7 +297,7 @@ def test_a_table_of_imported_functions_and_a_router_of_another_module() -> None:
     summaries; a router in another module whose table holds its own module's functions is summarised."""
     found = {f.line: f.message for f in check_source(VENDOR_TOOLS, path="app/tools.py", extra=VENDOR_MODULES)}
     assert found[12].startswith("tool function `news` returns text (from the functions of `VENDORS`)")
-    routed = "tool function `routed` returns text (from the functions of `NEWS`) (from `route_to_news`)"
+    routed = "tool function `routed` returns text (from the functions of `NEWS`, through `route_to_news`)"
     assert found[18].startswith(routed)
     returns = _returns(VENDOR_MODULES["app/interface.py"])
     assert returns["route_to_news"] == "text (from the functions of `NEWS`)"

@@ -1196,19 +1196,19 @@ from app.interface import first_answer, route_to_vendor
 @tool
 def get_news(ticker: str) -> str:
     """Recent news about a company."""
-    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return route_to_vendor("get_news", ticker)  # error: DG104:12 tool function `get_news` returns text (from the functions of `VENDOR_METHODS`, through `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 
 @tool
 def get_news_once(ticker: str) -> str:
     """The first vendor's news."""
-    return first_answer("get_news", ticker)  # error: DG104:12 tool function `get_news_once` returns text (from the functions of `VENDOR_METHODS`) (from `first_answer`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return first_answer("get_news", ticker)  # error: DG104:12 tool function `get_news_once` returns text (from the functions of `VENDOR_METHODS`, through `first_answer`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 
 @tool
 def get_news_named(ticker: str) -> str:
     """News, the method passed by keyword."""
-    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns text (from the functions of `VENDOR_METHODS`) (from `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return route_to_vendor(method="get_news")  # error: DG104:12 tool function `get_news_named` returns text (from the functions of `VENDOR_METHODS`, through `route_to_vendor`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 # case: valid a router whose named entry, or whose any entry, may give text of unknown content, or whose own answer is JSON
 # file: app/vendors.py

@@ -626,7 +626,7 @@ class Classifier:
             return answer
         cls = self.ctx.instance_class(receiver, fn)
         declared = self.ctx.method_returns(cls, attr) if cls is not None else None
-        return f"{declared} (from `{cls.rpartition('.')[2]}.{attr}`)" if declared is not None else None  # type: ignore[union-attr]
+        return _reached_through(declared, f"{cls.rpartition('.')[2]}.{attr}") if declared is not None else None  # type: ignore[union-attr]
 
     def tool_function_run(self, receiver: ast.expr, fn: Function, depth: int) -> str | None:
         """What running a function of the project gives (``search.invoke(q)`` of a ``@tool def
@@ -656,7 +656,7 @@ class Classifier:
         summary = self.ctx.function_returns(qual, constants) if constants else self.ctx.function_returns(qual)
         if summary is None:
             return False, None
-        return True, JSON if summary in (JSON, NEVER) else f"{summary} (from `{qual.rsplit('.', 1)[-1]}`)"
+        return True, JSON if summary in (JSON, NEVER) else _reached_through(summary, qual.rsplit(".", 1)[-1])
 
     def named_call(self, qual: str, fn: Function, depth: int, call: ast.Call | None = None) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
@@ -679,7 +679,7 @@ class Classifier:
         if ctx.is_class(qual):
             return f"an instance of `{last}`"
         declared = ctx.declared_returns(qual)
-        return f"{declared} (from `{last}`)" if declared is not None else None
+        return _reached_through(declared, last) if declared is not None else None
 
     def builtin_call(self, name: str, node: ast.Call, fn: Function, depth: int) -> str | None:
         """A builtin's verdict (``str(...)``, ``dict(...)``, ``len(...)``); None for a shadowed or unlisted name."""
@@ -835,6 +835,14 @@ _TEXT_VERDICTS = (
     "text", "an f-string", "a string that is not JSON", HAND_WRITTEN_JSON, model_text.MODEL_REPLY,
     model_text.CHAIN_TEXT, model_text.CREW_TEXT, "the agent's final answer",
 )  # fmt: skip
+
+
+def _reached_through(verdict: str, name: str) -> str:
+    """``verdict`` as a call of ``name`` gives it: one parenthetical names where it comes from and
+    what it passed through (``text (from the functions of `ROUTES`, through `route`)``)."""
+    if verdict.endswith(")") and verdict.startswith(" (from ", verdict.rfind(" (")):
+        return f"{verdict[:-1]}, through `{name}`)"
+    return f"{verdict} (from `{name}`)"
 
 
 def _is_text(verdict: str | None) -> bool:
