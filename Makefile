@@ -46,9 +46,9 @@ demo: $(DEMO_STAMP)
 test: export COVERAGE_FILE := $(CURDIR)/.coverage
 # Bytecode is written and read again, whatever the machine says (this one sets
 # PYTHONDONTWRITEBYTECODE): otherwise each of the hundreds of Python processes the tests start
-# compiles all it imports (crewai: 6.2 s of CPU instead of 4.1 s) and each xdist worker rewrites the
+# compiles all it imports (crewai: 6.5 s of CPU instead of 4.1 s) and each xdist worker rewrites the
 # asserts of every test module. uv installs no bytecode (pip does): the first import writes it, for
-# the modules the tests import only. A fresh clone's `.ci/run`: 8 min 19 s -> 6 min 04 s, 6 min 17 s.
+# the modules the tests import only. A fresh clone's `.ci/run`: 8 min 19 s -> 6 min 04-17 s.
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP) editors sandbox otel-receiver
 	@echo "== ruff (the configuration in pyproject.toml)"
