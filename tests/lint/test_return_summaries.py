@@ -97,6 +97,9 @@ def test_summary_records_known_verdicts_only() -> None:
     [
         "def f(x):\n    yield x\n    return 'Error'\n",  # a generator
         "def f(x):\n    if (y := x):\n        return 'Error'\n    return 'Error: ' + y\n",  # a := binding
+        "def f(x):\n    out = {}\n    if (out := x):\n        pass\n    y = out\n    return y\n",  # := rebinds a local
+        "SEP = ', '\ndef f(x):\n    y = SEP\n    if (SEP := x):\n        pass\n    return y\n",  # := binds a global
+        "def f(x):\n    if (str := x):\n        pass\n    y = str(1)\n    return y\n",  # := binds a builtin
         "@wrap\ndef f(x):\n    return 'Error'\n",  # a decorator may replace the function
         "def f(x):\n    return 'Error'\n\nf = other\n",  # bound twice
         "try:\n    from fast import f\nexcept ImportError:\n    def f(x):\n        return 'Error'\n",
@@ -106,6 +109,29 @@ def test_summary_records_known_verdicts_only() -> None:
 )
 def test_summary_leaves_out_what_it_cannot_know(source: str) -> None:
     assert "f" not in _returns(source)
+
+
+def test_a_name_bound_only_by_a_walrus_and_read_by_no_return_leaves_the_verdict_known() -> None:
+    # the shape of langchain-community's WikipediaAPIWrapper.run: pages kept by ``:=``, prose returned
+    returns = _returns("""
+        class Wrapper:
+            def run(self, query: str) -> str:
+                summaries = []
+                for title in self.client.search(query):
+                    if page := self._fetch_page(title):
+                        if summary := self._summary(title, page):
+                            summaries.append(summary)
+                if not summaries:
+                    return "No good Wikipedia Search Result was found"
+                return "\\n\\n".join(summaries)[: self.limit]
+
+            def last(self, items):
+                found = []
+                if any((hit := i) for i in items):
+                    found.append(hit)
+                return found[-1]
+    """)
+    assert returns == {"Wrapper.run": "a string that is not JSON"}  # ``last`` reads its ``:=`` name: unknown
 
 
 def test_summary_keeps_return_preserving_decorators() -> None:

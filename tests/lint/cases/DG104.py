@@ -369,12 +369,12 @@ def rows(key: str) -> str:
 # case: valid a library tool's answer dumped, a chain's "output" key, a tool whose answer the table does not declare
 import json
 
-from langchain_community.tools import WikipediaQueryRun
+from langchain_community.tools import GoldenQueryRun
 from langchain_core.tools import tool
 from langchain_tavily import TavilySearch
 
 tavily = TavilySearch(max_results=3)
-wiki = WikipediaQueryRun(api_wrapper=build_wrapper())
+golden = GoldenQueryRun(api_wrapper=build_wrapper())
 
 
 @tool
@@ -391,8 +391,8 @@ def chained(question: str) -> str:
 
 @tool
 def text_search(query: str) -> str:
-    """Wikipedia's answer: `_run` declares str, and the table records nothing of its wrapper's `run`."""
-    return wiki.invoke(query)
+    """Golden's answer: `_run` declares str, and the table records nothing of its wrapper's `run`."""
+    return golden.invoke(query)
 
 
 # case: invalid a tool made in a method is named once by its class, and its self is the method's
@@ -1288,7 +1288,20 @@ duckduckgo_search = DuckDuckGoSearchRun()
 @tool("web_search_tool")
 def web_search_tool(query: str) -> str:
     """Search the web for up-to-date information."""
-    return duckduckgo_search.run(query)  # error: DG104:12 tool function `web_search_tool` returns text (from `DuckDuckGoSearchAPIWrapper.run`) (what `DuckDuckGoSearchRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+    return duckduckgo_search.run(query)  # error: DG104:12 tool function `web_search_tool` returns text (from `DuckDuckGoSearchAPIWrapper.run`, what `DuckDuckGoSearchRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+# case: invalid Wikipedia's tool answers its wrapper's prose (the wrapper keeps pages with `:=`, which no longer hides what it returns)
+from langchain_community.tools import WikipediaQueryRun
+from langchain_community.utilities import WikipediaAPIWrapper
+from langchain_core.tools import tool
+
+wikipedia = WikipediaQueryRun(api_wrapper=WikipediaAPIWrapper())
+
+
+@tool
+def search_wikipedia(query: str) -> str:
+    """Search Wikipedia."""
+    return wikipedia.run(query)  # error: DG104:12 tool function `search_wikipedia` returns text (from `WikipediaAPIWrapper.run`, what `WikipediaQueryRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
 # case: valid a library tool whose `_run` answers a tuple or JSON text, or whose wrapper's method returns values of unknown content
 from crewai.tools import tool

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from dispatchguard.lint.index import ITEM_METHODS
 from dispatchguard.lint.inference.module_returns import INSTANCE_MARK
-from dispatchguard.lint.inference.returns import CHAT_MODEL
+from dispatchguard.lint.inference.returns import CHAT_MODEL, with_source
 from dispatchguard.lint.kinds import CLASS, REGISTRY
 from dispatchguard.lint.library import chat_model_class, library_tool_output, run_answer
 
@@ -318,7 +318,7 @@ def tool_run_output(ctx: FlowContext, node: ast.AST, method: str, fn: FunctionIn
     if method in _TOOL_BATCHES:
         return f"a list (of `{name}` answers, from `.{method}`)"
     output = run_answer(ctx.method_returns(cls, "_run")) or library_tool_output(cls)
-    return f"{output} (what `{name}` answers)" if output is not None else None
+    return with_source(output, f"what `{name}` answers") if output is not None else None
 
 
 def chat_model_of(ctx: FlowContext, node: ast.AST, fn: FunctionInfo) -> str | None:

@@ -4,7 +4,8 @@ module's own tree: its functions, imports and constants, nothing of the project)
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+import builtins
+from collections.abc import Callable, Collection, Sequence
 
 from dispatchguard.lint.inference.model_text import asks_json
 from dispatchguard.lint.inference.returns import Classifier, Function
@@ -19,13 +20,15 @@ _TRANSPARENT_DECORATORS = frozenset({"lru_cache", "cache", "staticmethod", "tool
 class SyntaxFunction:
     """A function seen from its own tree only: its returns and, on demand, its local bindings
     (both found statement by statement: neither needs a walk of the expressions), and whether it
-    is opaque (a generator, or binds a name inside an expression with ``:=``; one walk of its
-    body, made only for a function whose verdict is otherwise known)."""
+    is opaque (a generator, or binds with ``:=`` a name its verdict may have read; one walk of its
+    body, made only for a function whose verdict is otherwise known). ``outer``: the names the
+    module binds, which a name the function binds only with ``:=`` would otherwise be read as."""
 
-    __slots__ = ("_assigns", "_returns", "node")
+    __slots__ = ("_assigns", "_returns", "node", "outer")
 
-    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, outer: Collection[str] = ()) -> None:
         self.node = node
+        self.outer = outer
         self._returns: list[ast.Return] | None = None
         self._assigns: dict[str, list[ast.AST | None]] | None = None
 
@@ -49,28 +52,38 @@ class SyntaxFunction:
 
     @property
     def is_generator(self) -> bool:
-        """A generator, or a function binding a name in an expression: what it returns is not
-        what :attr:`returns` and :attr:`assigns` tell (a nested scope counts too: a rare miss)."""
+        """A generator, or a function that binds with ``:=`` a name its verdict may have read
+        without that binding: a name :attr:`assigns` holds, one the module binds, a builtin, or
+        one a return reads. Then what it returns is not what :attr:`returns` and :attr:`assigns`
+        tell (a nested scope counts too: a rare miss). A name bound only by ``:=`` and read
+        elsewhere (``if page := fetch(t): summaries.append(page)``) was read as unknown."""
+        walrus: set[str] = set()
         stack: list = list(self.node.body)
         while stack:  # ast.walk, without its generators: 3x faster
             node = stack.pop()
             kind = type(node)
-            if kind in _OPAQUE:
+            if kind in _YIELDS:
                 return True
+            if kind is ast.NamedExpr:
+                walrus.add(node.target.id)
             for field in getattr(kind, "_fields", ()):  # a list may hold None or names
                 value = getattr(node, field, None)
                 if type(value) is list:
                     stack.extend(value)
                 elif isinstance(value, ast.AST):
                     stack.append(value)
-        return False
+        if not walrus:
+            return False
+        read = {n.id for r in self.returns if r.value is not None for n in ast.walk(r.value) if type(n) is ast.Name}
+        seen = (self.assigns, self.outer, read)
+        return any(any(name in names for names in seen) or hasattr(builtins, name) for name in walrus)
 
     def shadows(self, name: str) -> bool:
         """Whether ``name`` is a parameter or bound in the function's own body (builds :attr:`assigns`)."""
         return name in self.assigns
 
 
-_OPAQUE = frozenset({ast.Yield, ast.YieldFrom, ast.NamedExpr})
+_YIELDS = frozenset({ast.Yield, ast.YieldFrom})
 
 
 def _collect_returns(body: list[ast.stmt], out: list[ast.Return]) -> None:
@@ -402,14 +415,15 @@ def summarise_returns(
     name bound more than once, or decorated by anything but a decorator that keeps the return
     value, is left out (a method is judged without its class: ``self.helper()`` is unknown)."""
     knowledge = ModuleKnowledge(body, imports, defined)
+    module_names = {*defined, *imports}
     for node in functions:
         name = node.name
         if len(defined.get(name, ())) == 1 and name not in imports and _transparent(node):
-            knowledge.functions[name] = SyntaxFunction(node)
+            knowledge.functions[name] = SyntaxFunction(node, module_names)
     for key, node in methods:
         owner = key.partition(".")[0]
         if len(defined.get(owner, ())) == 1 and owner not in imports and _transparent(node):
-            knowledge.functions[key] = SyntaxFunction(node)
+            knowledge.functions[key] = SyntaxFunction(node, module_names)
     classifier = Classifier(knowledge)
     out = module_models(body, knowledge, defined)
     for name, fn in knowledge.functions.items():

@@ -626,7 +626,7 @@ class Classifier:
             return answer
         cls = self.ctx.instance_class(receiver, fn)
         declared = self.ctx.method_returns(cls, attr) if cls is not None else None
-        return _reached_through(declared, f"{cls.rpartition('.')[2]}.{attr}") if declared is not None else None  # type: ignore[union-attr]
+        return _through(declared, f"{cls.rpartition('.')[2]}.{attr}") if declared is not None else None  # type: ignore[union-attr]
 
     def tool_function_run(self, receiver: ast.expr, fn: Function, depth: int) -> str | None:
         """What running a function of the project gives (``search.invoke(q)`` of a ``@tool def
@@ -656,7 +656,7 @@ class Classifier:
         summary = self.ctx.function_returns(qual, constants) if constants else self.ctx.function_returns(qual)
         if summary is None:
             return False, None
-        return True, JSON if summary in (JSON, NEVER) else _reached_through(summary, qual.rsplit(".", 1)[-1])
+        return True, JSON if summary in (JSON, NEVER) else _through(summary, qual.rsplit(".", 1)[-1])
 
     def named_call(self, qual: str, fn: Function, depth: int, call: ast.Call | None = None) -> str | None:
         """A call of the function or class ``qual``: JSON dumpers and parsers, the Knowledge's function
@@ -679,7 +679,7 @@ class Classifier:
         if ctx.is_class(qual):
             return f"an instance of `{last}`"
         declared = ctx.declared_returns(qual)
-        return _reached_through(declared, last) if declared is not None else None
+        return _through(declared, last) if declared is not None else None
 
     def builtin_call(self, name: str, node: ast.Call, fn: Function, depth: int) -> str | None:
         """A builtin's verdict (``str(...)``, ``dict(...)``, ``len(...)``); None for a shadowed or unlisted name."""
@@ -837,12 +837,17 @@ _TEXT_VERDICTS = (
 )  # fmt: skip
 
 
-def _reached_through(verdict: str, name: str) -> str:
-    """``verdict`` as a call of ``name`` gives it: one parenthetical names where it comes from and
-    what it passed through (``text (from the functions of `ROUTES`, through `route`)``)."""
+def with_source(verdict: str, note: str, *, alone: str | None = None) -> str:
+    """``verdict`` with ``note`` on where it came from: inside the ``(from ...)`` it ends with, if
+    any (``text (from the functions of `ROUTES`, through `route`)``), else in a parenthetical of its
+    own holding ``alone`` or the note (``a dict (what `TavilySearch` answers)``)."""
     if verdict.endswith(")") and verdict.startswith(" (from ", verdict.rfind(" (")):
-        return f"{verdict[:-1]}, through `{name}`)"
-    return f"{verdict} (from `{name}`)"
+        return f"{verdict[:-1]}, {note})"
+    return f"{verdict} ({alone or note})"
+
+
+def _through(verdict: str, function: str) -> str:
+    return with_source(verdict, f"through `{function}`", alone=f"from `{function}`")
 
 
 def _is_text(verdict: str | None) -> bool:
