@@ -160,30 +160,68 @@ def declared_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str,
     return outputs
 
 
-def tool_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
+def tool_outputs(
+    root: Path, project: Project, paths: dict[str, Path], tool_classes: dict[str, set[str]]
+) -> dict[str, dict[str, str]]:
     """:func:`declared_outputs`, and :func:`wrapper_outputs` where nothing is declared."""
     outputs = declared_outputs(root, tool_classes)
-    for module, wrapped in wrapper_outputs(root, tool_classes).items():
+    for module, wrapped in wrapper_outputs(project, paths, tool_classes).items():
         for name, verdict in wrapped.items():  # a declared output wins
             outputs.setdefault(module, {}).setdefault(name, verdict)
     return outputs
 
 
-def wrapper_outputs(root: Path, tool_classes: dict[str, set[str]]) -> dict[str, dict[str, str]]:
-    """Per module, the tool classes whose ``_run`` declares nothing useful but returns what a method
-    of an API wrapper of the libraries returns (``return self.api_wrapper.run(query)``, the field
-    annotated with the wrapper's class in the tool class's body), when that method's summary (the
-    checker's own return verdicts, from the sdist's source) says text that is not JSON: every return
-    of ``_run`` must be such a call."""
+def library_project(root: Path) -> tuple[Project, dict[str, Path]]:
+    """The libraries under ``root`` as a project of the checker, every module loaded (summarised),
+    and each module's file by its name."""
     config = dataclasses.replace(LintConfig(root=root), tool_packages=(), python=False)
     files = [SourceFile(p, p.relative_to(root).as_posix(), p.as_posix()) for p in sorted(root.rglob("*.py"))]
     project = Project(config, files)
-    resolver = project.resolver
     paths = {}
     for file in files:
         info = project.load(file.key)
         if info is not None:
             paths[info.name] = file.path
+    return project, paths
+
+
+def wrapper_returns(project: Project, paths: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """Per API wrapper class (a class named ``...Wrapper``), as every module of the libraries binds
+    it (``langchain_community.utilities.WikipediaAPIWrapper`` and the module defining it), its public
+    methods whose summary (the checker's own return verdicts, from the sdist's source) says text that
+    is not JSON (``run``: the results as prose): for projects that call a wrapper directly."""
+    found: dict[str, dict[str, str]] = {}
+    for module in sorted(paths):
+        info = project.module(module, any_module=True)
+        if info is None:
+            continue
+        for name in sorted({*info.imports, *info.defs}):
+            if not name.endswith("Wrapper"):
+                continue
+            defined = _defining_module(project, f"{module}.{name}")
+            if defined is None:
+                continue
+            owner, own_name = defined
+            methods = {
+                key.partition(".")[2]: verdict
+                for key, verdict in owner.returns.items()
+                if key.startswith(f"{own_name}.") and not key.partition(".")[2].startswith("_")
+                and verdict.startswith(TEXTUAL_VERDICTS)
+            }
+            if methods:
+                found[f"{module}.{name}"] = dict(sorted(methods.items()))
+    return found
+
+
+def wrapper_outputs(
+    project: Project, paths: dict[str, Path], tool_classes: dict[str, set[str]]
+) -> dict[str, dict[str, str]]:
+    """Per module, the tool classes whose ``_run`` declares nothing useful but returns what a method
+    of an API wrapper of the libraries returns (``return self.api_wrapper.run(query)``, the field
+    annotated with the wrapper's class in the tool class's body), when that method's summary (the
+    checker's own return verdicts, from the sdist's source) says text that is not JSON: every return
+    of ``_run`` must be such a call."""
+    resolver = project.resolver
     outputs: dict[str, dict[str, str]] = {}
     for module, names in tool_classes.items():
         for name in names:
@@ -258,6 +296,7 @@ def main() -> None:
     others: dict[str, set[str]] = {}
     versions: dict[str, list[str]] = {}
     outputs: dict[str, dict[str, str]] = {}
+    wrappers: dict[str, dict[str, str]] = {}
     list_functions: dict[str, set[str]] = {}
     list_methods: dict[str, dict[str, set[str]]] = {}
     for extra in LANGCHAIN:
@@ -273,7 +312,9 @@ def main() -> None:
             for table, found in zip((tools, decorators, others), found_here, strict=True):
                 for module, names in found.items():
                     table.setdefault(module, set()).update(names)
-            outputs.update(tool_outputs(root, found_here[0]))
+            project, paths = library_project(root)
+            outputs.update(tool_outputs(root, project, paths, found_here[0]))
+            wrappers.update(wrapper_returns(project, paths))
             functions, methods = tool_lists(root)
             for module, names in functions.items():
                 list_functions.setdefault(module, set()).update(names)
@@ -290,6 +331,9 @@ def main() -> None:
         # what a tool class's ``_run`` declares it returns, when that is not JSON text, or the text
         # its API wrapper's method returns (``return self.api_wrapper.run(query)``)
         "tool_outputs": {m: dict(sorted(o.items())) for m, o in sorted(outputs.items()) if o},
+        # the methods of API wrapper classes (as each module binds them) that return text that is
+        # not JSON, from their summaries: ``WikipediaAPIWrapper().run(q)`` called by a project's tool
+        "wrapper_returns": dict(sorted(wrappers.items())),
         # functions (and methods, per class) declared to return a container of tools
         "tool_lists": {m: sorted(n) for m, n in sorted(list_functions.items())},
         "tool_list_methods": {

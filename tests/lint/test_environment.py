@@ -148,6 +148,44 @@ def test_a_partner_library_at_the_tables_release_is_answered_by_the_table(tmp_pa
     assert any(line.startswith(core) for line in shown)
 
 
+WRAPPER_APP = """
+    from langchain_community.utilities import WikipediaAPIWrapper
+    from langchain_core.tools import tool
+
+
+    @tool
+    def search_wikipedia(query: str) -> str:
+        \"\"\"Search Wikipedia.\"\"\"
+        return WikipediaAPIWrapper().run(query)
+"""
+
+
+@pytest.mark.integration
+def test_an_api_wrapper_declared_only_as_str_is_answered_by_the_tables_summary(tmp_path: Path) -> None:
+    """An environment with langchain-community at another release than the table's: its sources
+    are read, and they declare ``run(...) -> str``, which says nothing of JSON; the bundled table's
+    summary of the wrapper (its pages joined as prose) still answers, as it does with no environment."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    meta = site / "langchain_community-0.0.1.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: langchain-community\nVersion: 0.0.1\n")
+    (meta / "top_level.txt").write_text("langchain_community\n")
+    package = site / "langchain_community" / "utilities"
+    package.mkdir(parents=True)
+    (package.parent / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("from langchain_community.utilities.wikipedia import WikipediaAPIWrapper\n")
+    (package / "wikipedia.py").write_text("class WikipediaAPIWrapper:\n    def run(self, query: str) -> str: ...\n")
+    expected = ["app.py:8:12: DG104"]
+    read = _project(tmp_path / "read", f'python = "{venv}"', WRAPPER_APP)
+    assert "langchain-community 0.0.1" in _run(read, "--show-settings").stdout
+    done = _run(read)
+    assert _found(done) == expected, done.stdout + done.stderr
+    assert "(from `WikipediaAPIWrapper.run`)" in done.stdout
+    assert _found(_run(_project(tmp_path / "table", "python = false", WRAPPER_APP))) == expected
+
+
 # ------------------------------------------------------------------ the cache and bad input
 
 

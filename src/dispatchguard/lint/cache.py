@@ -17,7 +17,7 @@ from dispatchguard.lint.project import Project, WordSet
 
 # Bump when summaries, deps or cached findings change meaning (the package version is part of the
 # cache file's name too, so a release never reads another release's cache).
-CACHE_VERSION = 21
+CACHE_VERSION = 22
 CACHE_DIRNAME = ".dispatchguard_cache"
 
 # (line, col, end_line, end_col, code, message, suppressed): 1-based character columns

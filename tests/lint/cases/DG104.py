@@ -1303,6 +1303,24 @@ def search_wikipedia(query: str) -> str:
     """Search Wikipedia."""
     return wikipedia.run(query)  # error: DG104:12 tool function `search_wikipedia` returns text (from `WikipediaAPIWrapper.run`, what `WikipediaQueryRun` answers), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
 
+# case: invalid an API wrapper run directly answers its prose (the bundled table's summary of its source)
+from langchain_community.utilities import DuckDuckGoSearchAPIWrapper, WikipediaAPIWrapper
+from langchain_core.tools import tool
+
+search = DuckDuckGoSearchAPIWrapper()
+
+
+@tool
+def wikipedia_pages(query: str) -> str:
+    """Wikipedia's pages."""
+    return WikipediaAPIWrapper().run(query)  # error: DG104:12 tool function `wikipedia_pages` returns a string that is not JSON (from `WikipediaAPIWrapper.run`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
+
+@tool
+def web_snippets(query: str) -> str:
+    """Web snippets."""
+    return search.run(query)  # error: DG104:12 tool function `web_snippets` returns a string that is not JSON (from `DuckDuckGoSearchAPIWrapper.run`), not a JSON string: return `json.dumps(...)` or `ensure_json_str(...)`
+
 # case: valid a library tool whose `_run` answers a tuple or JSON text, or whose wrapper's method returns values of unknown content
 from crewai.tools import tool
 from langchain_community.tools import DuckDuckGoSearchResults, GoogleSerperResults

@@ -21,7 +21,7 @@ from typing import Any
 
 from dispatchguard.lint.index import dotted
 from dispatchguard.lint.inference.returns import annotation_verdict
-from dispatchguard.lint.library import sdk_class, sdk_method_returns
+from dispatchguard.lint.library import sdk_class, sdk_method_returns, wrapper_class, wrapper_method_returns
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,9 @@ class DeclaredTypes:
     def method_returns(self, class_qual: str, method: str) -> str | None:
         """What ``method`` of the class ``class_qual`` declares it returns (its own annotation, or
         the first base class that declares the method), when that is not JSON text; for an SDK
-        client the environment does not have, what the bundled table of SDKs records."""
+        client the environment does not have, what the bundled table of SDKs records; for an API
+        wrapper of the tool libraries that declares nothing useful (``-> str``), what the bundled
+        table's summary of its source says (``WikipediaAPIWrapper.run``: prose)."""
         return self._memoised((class_qual, method), lambda: self._method_or_sdk(class_qual, method))
 
     def is_class(self, qual: str) -> bool:
@@ -73,12 +75,17 @@ class DeclaredTypes:
         return self._memoised(("class", qual), lambda: "class" if self._is_class(qual) else None) is not None
 
     def _is_class(self, qual: str) -> bool:
-        return self._class(qual) is not None or (self.bundled and sdk_class(qual))
+        return self._class(qual) is not None or (self.bundled and (sdk_class(qual) or wrapper_class(qual)))
 
     def _method_or_sdk(self, class_qual: str, method: str) -> str | None:
         if self._class(class_qual) is not None or not self.bundled:  # read from the environment: it wins
-            return self._method(class_qual, method)
-        return sdk_method_returns(class_qual, method)
+            declared = self._method(class_qual, method)
+        else:
+            declared = sdk_method_returns(class_qual, method)
+        if declared is not None or not self.bundled:
+            return declared
+        # an API wrapper's ``-> str`` says nothing of JSON; the summary of its source does
+        return wrapper_method_returns(class_qual, method)
 
     # ---------------------------------------------------------------- typeshed_client
 

@@ -7,7 +7,9 @@ table): for each module, the names that are tool classes, the names that are too
 and, in the tool packages where the checker would otherwise guess from the spelling, the capitalised
 names that are *not* tools
 (``crewai_tools.MCPServerAdapter``, ``langchain.tools.ToolException``), and what the tool classes'
-``_run`` declares it returns when that is not JSON text (``TavilySearch``: a dict), and the
+``_run`` declares it returns when that is not JSON text (``TavilySearch``: a dict), what API
+wrappers' methods return when that is text (``WikipediaAPIWrapper.run``, as every module binds the
+class), and the
 functions and methods declared to return a container of tools (``load_tools``, a toolkit's
 ``get_tools``, ``MultiServerMCPClient.get_tools``). The table is derived data (names, kinds and
 verdicts), not the libraries' code.
@@ -174,3 +176,14 @@ def sdk_method_returns(class_qual: str, method: str) -> str | None:
     """What ``method`` of the SDK class ``class_qual`` declares it returns, when that is not JSON
     text (``mcp.ClientSession.call_tool``: a ``CallToolResult``), from the bundled table."""
     return _sdk_returns().get(class_qual, {}).get(method)
+
+
+def wrapper_class(qual: str) -> bool:
+    """Whether ``qual`` is an API wrapper class of the libraries with a method the table records."""
+    return qual in _data()["wrapper_returns"]
+
+
+def wrapper_method_returns(class_qual: str, method: str) -> str | None:
+    """What ``method`` of the API wrapper class ``class_qual`` returns when its summary says text
+    that is not JSON (``WikipediaAPIWrapper.run``: pages as prose), from the bundled table."""
+    return _data()["wrapper_returns"].get(class_qual, {}).get(method)
