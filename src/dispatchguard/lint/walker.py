@@ -676,8 +676,9 @@ class Context:
         if self.callee_node is not node:
             self.callee_node = node
             func = node.func
-            found = self.kind_of(func)
-            self.callee_result = None if found == TOOL and self._member_by_name_only(func) else found
+            # such a callee could only be a tool by its member name: not asked (a focused run would
+            # read every file of the project to answer it)
+            self.callee_result = None if self._member_by_name_only(func) else self.kind_of(func)
         return self.callee_result
 
     def _member_by_name_only(self, node: ast.expr) -> bool:
